@@ -1,0 +1,2 @@
+import Curlfire
+print("Curlfire tour — placeholder while the engine is built")

@@ -1,0 +1,50 @@
+#ifndef CURLFIRE_CCURL_SHIM_H
+#define CURLFIRE_CCURL_SHIM_H
+/*
+ * Typed wrappers around libcurl's variadic entry points.
+ *
+ * curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt and curl_share_setopt are C-variadic, and
+ * Swift refuses to call C-variadic functions. Each wrapper below fixes one argument kind so the Swift
+ * side gets a typed call. They are `static inline`: nothing needs linking beyond libcurl itself.
+ * The names are prefixed `cfcurl_` so they never clash with libcurl's own symbols.
+ */
+#include <curl/curl.h>
+#include <stdint.h>
+
+/* --- callback types (named so Swift sees @convention(c) function types) --- */
+typedef size_t (*cfcurl_data_cb)(char *buffer, size_t size, size_t nitems, void *userdata);
+typedef int (*cfcurl_xferinfo_cb)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                  curl_off_t ultotal, curl_off_t ulnow);
+typedef int (*cfcurl_seek_cb)(void *userdata, curl_off_t offset, int origin);
+typedef CURLcode (*cfcurl_sslctx_cb)(CURL *curl, void *ssl_ctx, void *userdata);
+
+/* --- curl_easy_setopt, one wrapper per argument kind --- */
+static inline CURLcode cfcurl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode cfcurl_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode cfcurl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode cfcurl_easy_setopt_ptr(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode cfcurl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode cfcurl_easy_setopt_data_cb(CURL *h, CURLoption o, cfcurl_data_cb v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode cfcurl_easy_setopt_xferinfo_cb(CURL *h, cfcurl_xferinfo_cb v) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v); }
+static inline CURLcode cfcurl_easy_setopt_seek_cb(CURL *h, cfcurl_seek_cb v) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, v); }
+static inline CURLcode cfcurl_easy_setopt_sslctx_cb(CURL *h, cfcurl_sslctx_cb v) { return curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, v); }
+
+/* --- curl_easy_getinfo, one wrapper per result kind --- */
+static inline CURLcode cfcurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode cfcurl_easy_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode cfcurl_easy_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode cfcurl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+
+/* --- curl_multi_setopt / curl_share_setopt --- */
+static inline CURLMcode cfcurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+static inline CURLSHcode cfcurl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) { return curl_share_setopt(s, o, v); }
+
+/* --- constants that are macros of a type Swift imports awkwardly --- */
+static inline size_t cfcurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+static inline size_t cfcurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
+static inline size_t cfcurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+
+/* curl_multi_info_read returns a struct whose `data` is a union: read the result code here. */
+static inline CURLcode cfcurl_msg_result(const CURLMsg *msg) { return msg->data.result; }
+
+#endif

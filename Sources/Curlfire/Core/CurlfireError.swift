@@ -1,0 +1,273 @@
+import Foundation
+import FoundationNetworking
+
+/// Every error Curlfire produces: one enum whose cases carry nested reasons a caller can `switch` on.
+///
+/// Names follow Alamofire 4's `AFError`. Transport failures keep libcurl's own message.
+public enum CurlfireError: Error, Sendable {
+    /// The value given as a URL is not a valid absolute URL.
+    case invalidURL(url: String)
+    /// A header name or value holds CR, LF or NUL and would split the request; nothing was sent.
+    case invalidHeader(name: String)
+    /// A body was given for a `GET` request without opting in (Alamofire's `bodyDataInGETRequest`).
+    case bodyDataInGETRequest
+    /// Parameter encoding failed.
+    case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
+    /// Building multipart form data failed.
+    case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
+    /// A validator rejected the response.
+    case responseValidationFailed(reason: ResponseValidationFailureReason)
+    /// A response serializer could not produce its value.
+    case responseSerializationFailed(reason: ResponseSerializationFailureReason)
+    /// The server's certificate chain did not satisfy the host's ``ServerTrustPolicy``.
+    case serverTrustEvaluationFailed(host: String, reason: ServerTrustFailureReason)
+    /// The transfer failed below HTTP: the cause as a typed ``TransportErrorCode`` and libcurl's message.
+    case sessionTaskFailed(code: TransportErrorCode, message: String)
+    /// The request was cancelled with `cancel()` or by cancelling the awaiting Swift task.
+    case explicitlyCancelled
+    /// Moving a downloaded file to its destination failed; the downloaded bytes stay at `source`.
+    case downloadedFileMoveFailed(error: String, source: URL, destination: URL)
+    /// Resume data could not be read or does not fit the request.
+    case invalidResumeData(reason: String)
+    /// A ``RequestAdapter`` threw while adapting the request.
+    case requestAdaptationFailed(error: Error)
+    /// A ``RequestRetrier`` threw while deciding whether to retry.
+    case requestRetryFailed(retryError: Error, originalError: Error)
+    /// A request body could not be read (for example the upload file vanished).
+    case uploadableReadFailed(path: String, message: String)
+    /// The session was released or shut down before the request could run.
+    case sessionDeinitialized
+
+    /// Why parameter encoding failed.
+    public enum ParameterEncodingFailureReason: Sendable {
+        /// The request has no URL to encode a query into.
+        case missingURL
+        /// `JSONSerialization` or `JSONEncoder` refused the value.
+        case jsonEncodingFailed(error: Error)
+        /// `PropertyListSerialization` refused the value.
+        case propertyListEncodingFailed(error: Error)
+        /// A value cannot be written in a URL-encoded form (for example a non-finite number).
+        case unencodableValue(key: String, description: String)
+        /// An `Encodable` value could not be form-encoded.
+        case customEncodingFailed(error: Error)
+    }
+
+    /// Why building multipart form data failed.
+    public enum MultipartEncodingFailureReason: Sendable {
+        /// The body part's URL is not a file URL.
+        case bodyPartURLInvalid(url: URL)
+        /// No file name could be derived from the URL.
+        case bodyPartFilenameInvalid(in: URL)
+        /// The file does not exist.
+        case bodyPartFileNotReachable(at: URL)
+        /// Checking whether the file exists failed.
+        case bodyPartFileNotReachableWithError(atURL: URL, error: Error)
+        /// The URL names a directory.
+        case bodyPartFileIsDirectory(at: URL)
+        /// The file's size could not be read.
+        case bodyPartFileSizeNotAvailable(at: URL)
+        /// Reading the file's size failed.
+        case bodyPartFileSizeQueryFailedWithError(forURL: URL, error: Error)
+        /// The file exists but cannot be read.
+        case bodyPartInputStreamCreationFailed(for: URL)
+        /// The extension gives no MIME type and none was given.
+        case bodyPartMimeTypeMissing(for: URL)
+        /// The temporary file for on-disk encoding already exists.
+        case outputStreamFileAlreadyExists(at: URL)
+        /// The temporary file for on-disk encoding could not be created.
+        case outputStreamCreationFailed(for: URL)
+        /// Writing the encoded body failed.
+        case outputStreamWriteFailed(error: Error)
+        /// Reading a body part failed.
+        case inputStreamReadFailed(error: Error)
+    }
+
+    /// Why a validator rejected a response.
+    public enum ResponseValidationFailureReason: Sendable {
+        /// The downloaded file is missing.
+        case dataFileNil
+        /// The downloaded file could not be read.
+        case dataFileReadFailed(at: URL)
+        /// The response has no `Content-Type` although a body was received and types were required.
+        case missingContentType(acceptableContentTypes: [String])
+        /// The response's content type is not among the acceptable ones.
+        case unacceptableContentType(acceptableContentTypes: [String], responseContentType: String)
+        /// The status code is not among the acceptable ones.
+        case unacceptableStatusCode(code: Int)
+        /// A custom validation closure returned a failure with this error.
+        case customValidationFailed(error: Error)
+    }
+
+    /// Why a serializer could not produce its value.
+    public enum ResponseSerializationFailureReason: Sendable {
+        /// The response has no body, or an empty one, and the serializer needs one.
+        case inputDataNil
+        /// The response has no body, or an empty one, and the serializer needs one.
+        case inputDataNilOrZeroLength
+        /// The downloaded file is missing.
+        case inputFileNil
+        /// The downloaded file could not be read.
+        case inputFileReadFailed(at: URL)
+        /// The bytes are not valid in the given string encoding.
+        case stringSerializationFailed(encoding: String.Encoding)
+        /// `JSONSerialization` failed.
+        case jsonSerializationFailed(error: Error)
+        /// `PropertyListSerialization` failed.
+        case propertyListSerializationFailed(error: Error)
+        /// The `Decodable` value could not be decoded.
+        case decodingFailed(error: Error)
+        /// A custom serializer failed.
+        case customSerializationFailed(error: Error)
+    }
+
+    /// Why the server's certificate chain was rejected.
+    public enum ServerTrustFailureReason: Sendable, Equatable {
+        /// The server presented no certificate.
+        case noCertificatesFound
+        /// The chain does not verify against the anchors: OpenSSL's verify error code and text.
+        case chainInvalid(verifyError: Int, message: String)
+        /// A certificate of the chain is outside its validity period.
+        case certificateExpired
+        /// A certificate of the chain is not yet valid.
+        case certificateNotYetValid
+        /// The leaf does not name the host.
+        case hostMismatch
+        /// No presented (or verified) certificate equals a pinned one.
+        case certificatePinMismatch
+        /// No public key in the chain equals a pinned one.
+        case publicKeyPinMismatch
+        /// A certificate of the chain is revoked, or its revocation status could not be established.
+        case revoked(message: String)
+        /// The policy's custom evaluation returned `false`.
+        case customEvaluationRejected
+        /// Evaluation failed for a reason OpenSSL reported but Curlfire does not classify.
+        case other(message: String)
+    }
+}
+
+/// The cause of a transport failure (``CurlfireError/sessionTaskFailed(code:message:)``), from libcurl's result code.
+public enum TransportErrorCode: Sendable, Hashable {
+    /// A timeout elapsed (`timeoutIntervalForRequest`, the request's own, or the resource timeout).
+    case timedOut
+    /// The TCP connection was refused or could not be made.
+    case cannotConnect
+    /// The host name could not be resolved.
+    case cannotResolveHost
+    /// The proxy's name could not be resolved.
+    case cannotResolveProxy
+    /// The connection closed or reset before the response was complete.
+    case connectionLost
+    /// The server's reply is not valid HTTP (bad status line, bad headers, bad chunking).
+    case badServerResponse
+    /// The TLS handshake failed (protocol, cipher, or a client certificate the server refused).
+    case tlsHandshakeFailed
+    /// The server's certificate was rejected by default verification.
+    case serverCertificateUntrusted
+    /// A client certificate or key could not be loaded.
+    case clientCertificateRejected
+    /// More redirects than allowed.
+    case tooManyRedirects
+    /// Sending the request body failed.
+    case sendFailed
+    /// Writing the received body failed (disk full, a sink error).
+    case writeFailed
+    /// Reading the request body failed.
+    case readFailed
+    /// The body could not be decoded (gzip, deflate, brotli, zstd).
+    case decodingFailed
+    /// The URL's scheme is not supported.
+    case unsupportedProtocol
+    /// The transfer was aborted (cancellation).
+    case cancelled
+    /// Any other libcurl failure, with its `CURLcode`.
+    case other(curlCode: Int)
+}
+
+extension CurlfireError {
+    /// Whether this is ``invalidURL(url:)``.
+    public var isInvalidURLError: Bool { if case .invalidURL = self { return true } else { return false } }
+    /// Whether this is ``parameterEncodingFailed(reason:)``.
+    public var isParameterEncodingError: Bool {
+        if case .parameterEncodingFailed = self { return true } else { return false }
+    }
+    /// Whether this is ``multipartEncodingFailed(reason:)``.
+    public var isMultipartEncodingError: Bool {
+        if case .multipartEncodingFailed = self { return true } else { return false }
+    }
+    /// Whether this is ``responseValidationFailed(reason:)``.
+    public var isResponseValidationError: Bool {
+        if case .responseValidationFailed = self { return true } else { return false }
+    }
+    /// Whether this is ``responseSerializationFailed(reason:)``.
+    public var isResponseSerializationError: Bool {
+        if case .responseSerializationFailed = self { return true } else { return false }
+    }
+    /// Whether this is ``serverTrustEvaluationFailed(host:reason:)``.
+    public var isServerTrustEvaluationError: Bool {
+        if case .serverTrustEvaluationFailed = self { return true } else { return false }
+    }
+    /// Whether this is ``sessionTaskFailed(code:message:)``.
+    public var isSessionTaskError: Bool { if case .sessionTaskFailed = self { return true } else { return false } }
+    /// Whether this is ``explicitlyCancelled``.
+    public var isExplicitlyCancelledError: Bool {
+        if case .explicitlyCancelled = self { return true } else { return false }
+    }
+    /// The transport cause, for ``sessionTaskFailed(code:message:)``.
+    public var transportErrorCode: TransportErrorCode? {
+        if case let .sessionTaskFailed(code, _) = self { return code } else { return nil }
+    }
+    /// The status code, for ``ResponseValidationFailureReason/unacceptableStatusCode(code:)``.
+    public var responseCode: Int? {
+        if case let .responseValidationFailed(.unacceptableStatusCode(code)) = self { return code }
+        return nil
+    }
+    /// The underlying error, where the case wraps one.
+    public var underlyingError: Error? {
+        switch self {
+        case let .parameterEncodingFailed(.jsonEncodingFailed(error)),
+             let .parameterEncodingFailed(.propertyListEncodingFailed(error)),
+             let .parameterEncodingFailed(.customEncodingFailed(error)),
+             let .responseSerializationFailed(.jsonSerializationFailed(error)),
+             let .responseSerializationFailed(.propertyListSerializationFailed(error)),
+             let .responseSerializationFailed(.decodingFailed(error)),
+             let .responseSerializationFailed(.customSerializationFailed(error)),
+             let .responseValidationFailed(.customValidationFailed(error)),
+             let .requestAdaptationFailed(error):
+            return error
+        case let .requestRetryFailed(retryError, _):
+            return retryError
+        default:
+            return nil
+        }
+    }
+}
+
+extension CurlfireError: LocalizedError, CustomStringConvertible {
+    /// A sentence saying what failed and why.
+    public var errorDescription: String? { description }
+
+    /// A sentence saying what failed and why.
+    public var description: String {
+        switch self {
+        case let .invalidURL(url): return "URL is not valid: \(url)"
+        case let .invalidHeader(name): return "Header \(name.debugDescription) holds CR, LF or NUL and was not sent."
+        case .bodyDataInGETRequest: return "A GET request cannot carry a body unless allowed explicitly."
+        case let .parameterEncodingFailed(reason): return "Parameter encoding failed: \(reason)"
+        case let .multipartEncodingFailed(reason): return "Multipart encoding failed: \(reason)"
+        case let .responseValidationFailed(reason): return "Response validation failed: \(reason)"
+        case let .responseSerializationFailed(reason): return "Response serialization failed: \(reason)"
+        case let .serverTrustEvaluationFailed(host, reason):
+            return "Server trust evaluation failed for \(host): \(reason)"
+        case let .sessionTaskFailed(code, message): return "Transfer failed (\(code)): \(message)"
+        case .explicitlyCancelled: return "Request explicitly cancelled."
+        case let .downloadedFileMoveFailed(error, source, destination):
+            return "Moving the downloaded file from \(source.path) to \(destination.path) failed: \(error)"
+        case let .invalidResumeData(reason): return "Resume data is invalid: \(reason)"
+        case let .requestAdaptationFailed(error): return "Request adaptation failed: \(error)"
+        case let .requestRetryFailed(retryError, originalError):
+            return "Request retry failed: \(retryError) (original error: \(originalError))"
+        case let .uploadableReadFailed(path, message): return "Reading the upload body \(path) failed: \(message)"
+        case .sessionDeinitialized: return "The session was released before the request ran."
+        }
+    }
+}
