@@ -44,6 +44,9 @@ static inline size_t cfcurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE;
 static inline size_t cfcurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 static inline size_t cfcurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 
+/* CURLAUTH_* are unsigned long casts of shifted bits: not imported. */
+static inline long cfcurl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST); }
+
 /* curl_multi_info_read returns a struct whose `data` is a union: read the result code here. */
 static inline CURLcode cfcurl_msg_result(const CURLMsg *msg) { return msg->data.result; }
 

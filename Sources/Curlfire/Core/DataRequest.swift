@@ -1,0 +1,83 @@
+import Foundation
+import FoundationNetworking
+
+/// A request whose response body is collected in memory, as in Alamofire 4 — but a value type.
+///
+/// Every chain method returns a modified copy (`Self`). Copies share one transfer: handlers
+/// attached to any of them run once each, in the order attached, after that transfer. Validators
+/// are captured by each handler when it is attached. The transfer starts with the first handler
+/// (or `resume()` when the session's `startRequestsImmediately` is `false`).
+public struct DataRequest: Request {
+    var core: RequestCore
+    var validators: [DataValidator] = []
+
+    init(core: RequestCore) { self.core = core }
+
+    /// The request as sent by the latest attempt, or as built before it started.
+    public var request: URLRequest? { core.transfer.request }
+    /// The latest response.
+    public var response: HTTPURLResponse? { core.transfer.response }
+    /// How many times the request was retried.
+    public var retryCount: Int { core.transfer.retryCount }
+    /// The session that runs the request.
+    public var session: SessionManager { core.session }
+
+    /// Cancels the transfer; handlers receive ``CurlfireError/explicitlyCancelled``. Any thread, any time.
+    @discardableResult public func cancel() -> Self { core.transfer.cancel(); return self }
+    /// Pauses the transfer until `resume()`.
+    @discardableResult public func suspend() -> Self { core.transfer.suspend(); return self }
+    /// Starts the transfer, or continues it after `suspend()`.
+    @discardableResult public func resume() -> Self { core.transfer.resume(); return self }
+
+    /// `"GET https://host/path (200)"`; the status appears once the response has arrived.
+    public var description: String { core.description }
+    /// The request as a runnable `curl` command line (credentials redacted).
+    public var debugDescription: String { core.debugDescription }
+
+    // MARK: - Request-shaping modifiers (each gives a new, not yet started transfer)
+
+    /// Answers HTTP authentication challenges (Basic or Digest, as the server asks) with a user and password.
+    /// Gives a request with a new transfer.
+    public func authenticate(user: String, password: String) -> Self {
+        var copy = self
+        copy.core = core.reshaped { $0.credential = (user, password) }
+        return copy
+    }
+
+    /// Adds an adapter that runs before each attempt of this request, after the session's.
+    /// Gives a request with a new transfer.
+    public func adapt(using adapter: RequestAdapter) -> Self {
+        var copy = self
+        copy.core = core.reshaped { $0.adapters.append(adapter) }
+        return copy
+    }
+
+    /// Allows a body on a `GET` request (refused by default with ``CurlfireError/bodyDataInGETRequest``).
+    /// Gives a request with a new transfer.
+    public func allowingBodyInGET() -> Self {
+        var copy = self
+        copy.core = core.reshaped { $0.allowsBodyInGET = true }
+        return copy
+    }
+
+    // MARK: - Progress
+
+    /// Reports the response body's progress on `queue` (the session's callback queue by default):
+    /// total from `Content-Length` (`-1` when unknown), non-decreasing, the last report complete.
+    /// Attach before the request starts.
+    @discardableResult
+    public func downloadProgress(queue: DispatchQueue? = nil,
+                                 closure: @escaping @Sendable (Progress) -> Void) -> Self {
+        core.transfer.addDownloadProgress(queue: queue ?? core.session.callbackQueue, closure)
+        return self
+    }
+
+    /// Reports the request body's progress on `queue` (the session's callback queue by default).
+    /// Attach before the request starts.
+    @discardableResult
+    public func uploadProgress(queue: DispatchQueue? = nil,
+                               closure: @escaping @Sendable (Progress) -> Void) -> Self {
+        core.transfer.addUploadProgress(queue: queue ?? core.session.callbackQueue, closure)
+        return self
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import FoundationNetworking
+
+/// What `DataRequest`, `DownloadRequest`, `UploadRequest` and `StreamRequest` share.
+///
+/// Request values are structs: copies share one network transfer. `cancel()`, `suspend()` and
+/// `resume()` act on that transfer and may be called from any thread at any point.
+public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The request as sent by the latest attempt (after adapters), or as built before it started;
+    /// `nil` when it could not be built (see the response's error).
+    var request: URLRequest? { get }
+    /// The latest response, once its head has arrived and the attempt finished.
+    var response: HTTPURLResponse? { get }
+    /// How many times the request was retried.
+    var retryCount: Int { get }
+    /// Cancels the transfer; handlers receive ``CurlfireError/explicitlyCancelled``.
+    @discardableResult func cancel() -> Self
+    /// Pauses the transfer until `resume()`.
+    @discardableResult func suspend() -> Self
+    /// Starts the transfer (when `startRequestsImmediately` is false) or continues it after `suspend()`.
+    @discardableResult func resume() -> Self
+}
+
+/// The parts of a request value that are not the transfer: shared by every request type.
+struct RequestCore: Sendable {
+    let session: SessionManager
+    let spec: Transfer.Spec
+    let transfer: Transfer
+
+    init(session: SessionManager, spec: Transfer.Spec) {
+        self.session = session
+        self.spec = spec
+        transfer = Transfer(session: session, spec: spec)
+    }
+
+    /// A core with a changed spec and a new, not yet started transfer.
+    func reshaped(_ change: (inout Transfer.Spec) -> Void) -> RequestCore {
+        var spec = self.spec
+        change(&spec)
+        return RequestCore(session: session, spec: spec)
+    }
+
+    /// `"GET https://host/path (200)"`.
+    var description: String {
+        guard let request = transfer.request, let url = request.url else { return "Invalid request" }
+        let method = request.httpMethod ?? "GET"
+        if let response = transfer.response { return "\(method) \(url.absoluteString) (\(response.statusCode))" }
+        return "\(method) \(url.absoluteString)"
+    }
+
+    /// A runnable `curl` command line, credentials redacted.
+    var debugDescription: String {
+        CURLCommand(request: transfer.request ?? spec.urlRequest.value, body: spec.body,
+                    credential: spec.credential, configuration: session.configuration).text(redacted: true)
+    }
+}

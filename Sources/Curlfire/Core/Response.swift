@@ -1,0 +1,161 @@
+import Foundation
+import FoundationNetworking
+
+/// The unserialized result of a data request: what `response(queue:completionHandler:)` delivers.
+public struct DefaultDataResponse: Sendable {
+    /// The request sent (after adapters), if one could be built.
+    public let request: URLRequest?
+    /// The server's response, if one arrived.
+    public let response: HTTPURLResponse?
+    /// The response body, if any arrived.
+    public let data: Data?
+    /// The transport, validation or preparation error, if any.
+    public let error: CurlfireError?
+    /// When each stage happened.
+    public let timeline: Timeline
+    /// What libcurl measured about the (last) attempt.
+    public let metrics: TransferMetrics?
+    /// Metrics of every attempt, oldest first (more than one after retries).
+    public let allMetrics: [TransferMetrics]
+
+    /// Creates a response; the engine does this.
+    public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: CurlfireError?,
+                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+        self.request = request
+        self.response = response
+        self.data = data
+        self.error = error
+        self.timeline = timeline
+        self.metrics = metrics
+        self.allMetrics = allMetrics
+    }
+}
+
+/// The serialized result of a data request: a `Result` plus everything about the exchange.
+public struct DataResponse<Value> {
+    /// The request sent (after adapters), if one could be built.
+    public let request: URLRequest?
+    /// The server's response, if one arrived.
+    public let response: HTTPURLResponse?
+    /// The response body, if any arrived — kept even when validation or serialization failed.
+    public let data: Data?
+    /// The serializer's result, or the transport/validation error.
+    public let result: Result<Value, CurlfireError>
+    /// When each stage happened, serialization included.
+    public let timeline: Timeline
+    /// What libcurl measured about the (last) attempt.
+    public let metrics: TransferMetrics?
+    /// Metrics of every attempt, oldest first (more than one after retries).
+    public let allMetrics: [TransferMetrics]
+
+    /// The success value, or `nil`.
+    public var value: Value? { result.value }
+    /// The failure, or `nil`.
+    public var error: CurlfireError? { result.error }
+
+    /// Creates a response.
+    public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Value, CurlfireError>,
+                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+        self.request = request
+        self.response = response
+        self.data = data
+        self.result = result
+        self.timeline = timeline
+        self.metrics = metrics
+        self.allMetrics = allMetrics
+    }
+
+    /// The same response with the success value transformed.
+    public func map<T>(_ transform: (Value) -> T) -> DataResponse<T> {
+        DataResponse<T>(request: request, response: response, data: data, result: result.map(transform),
+                        timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+    }
+
+    /// The same response with the success value transformed by a throwing closure; a thrown error
+    /// becomes ``CurlfireError/ResponseSerializationFailureReason/customSerializationFailed(error:)``
+    /// (a thrown ``CurlfireError`` is kept).
+    public func flatMap<T>(_ transform: (Value) throws -> T) -> DataResponse<T> {
+        let mapped: Result<T, CurlfireError> = result.flatMap { value in
+            do { return .success(try transform(value)) } catch {
+                return .failure((error as? CurlfireError)
+                    ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error)))
+            }
+        }
+        return DataResponse<T>(request: request, response: response, data: data, result: mapped,
+                               timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+    }
+
+    /// The same response with the failure transformed.
+    public func mapError(_ transform: (CurlfireError) -> CurlfireError) -> DataResponse<Value> {
+        DataResponse(request: request, response: response, data: data, result: result.mapError(transform),
+                     timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+    }
+}
+
+extension DataResponse: Sendable where Value: Sendable {}
+
+extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `SUCCESS` or `FAILURE`, with the value or error.
+    public var description: String { ResponseText.result(result) }
+
+    /// `[Request]`, `[Response]`, `[Data]`, `[Result]` and `[Timeline]`, one per line.
+    public var debugDescription: String {
+        ResponseText.lines([
+            ("Request", ResponseText.request(request)),
+            ("Response", ResponseText.response(response)),
+            ("Data", "\(data?.count ?? 0) bytes"),
+            ("Result", ResponseText.result(result)),
+            ("Timeline", timeline.debugDescription),
+        ])
+    }
+}
+
+extension DefaultDataResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `SUCCESS` or `FAILURE: <error>`.
+    public var description: String { error.map { "FAILURE: \($0)" } ?? "SUCCESS" }
+
+    /// `[Request]`, `[Response]`, `[Data]`, `[Error]` and `[Timeline]`, one per line.
+    public var debugDescription: String {
+        ResponseText.lines([
+            ("Request", ResponseText.request(request)),
+            ("Response", ResponseText.response(response)),
+            ("Data", "\(data?.count ?? 0) bytes"),
+            ("Error", error.map { "\($0)" } ?? "nil"),
+            ("Timeline", timeline.debugDescription),
+        ])
+    }
+}
+
+/// Text for the responses' descriptions.
+enum ResponseText {
+    static func request(_ request: URLRequest?) -> String {
+        guard let request else { return "nil" }
+        return "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "nil")"
+    }
+
+    static func response(_ response: HTTPURLResponse?) -> String {
+        guard let response else { return "nil" }
+        let headers = response.allHeaderFields.compactMap { key, value -> String? in
+            guard let key = key as? String else { return nil }
+            return "\(key): \(value)"
+        }.sorted()
+        return "\(response.statusCode) \(response.url?.absoluteString ?? "") {\(headers.joined(separator: "; "))}"
+    }
+
+    static func result<Value>(_ result: Result<Value, CurlfireError>) -> String {
+        switch result {
+        case let .success(value): return "SUCCESS: \(value)"
+        case let .failure(error): return "FAILURE: \(error)"
+        }
+    }
+
+    static func lines(_ items: [(String, String)]) -> String {
+        items.map { "[\($0.0)]: \($0.1)" }.joined(separator: "\n")
+    }
+}
+
+/// Carries a value that is not `Sendable` (such as the `Any` of a JSON response) to the queue the
+/// user chose. Safe because the value is created for this one hand-off and not touched afterwards.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// How a ``SessionManager`` sends requests: the Linux counterpart of `URLSessionConfiguration`,
+/// with its names where it has one.
+public struct SessionConfiguration: Sendable {
+    /// Which HTTP version to ask for.
+    public enum HTTPVersion: Sendable, Hashable {
+        /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise. The default.
+        case automatic
+        /// HTTP/1.1 only.
+        case http1_1
+        /// Same as ``automatic``: HTTP/2 for HTTPS, HTTP/1.1 for plain HTTP.
+        case http2
+        /// HTTP/2 without negotiation, also over plain HTTP (h2c prior knowledge).
+        case http2PriorKnowledge
+    }
+
+    /// Which proxy to use.
+    public enum Proxy: Sendable, Hashable {
+        /// No proxy, whatever the environment says. The default: a server process should not
+        /// change where its traffic goes because of an inherited environment variable.
+        case none
+        /// libcurl's environment variables: `http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`.
+        case environment
+        /// An HTTP proxy.
+        case http(host: String, port: Int)
+        /// An HTTPS proxy (TLS to the proxy).
+        case https(host: String, port: Int)
+        /// A SOCKS5 proxy; names are resolved by the proxy.
+        case socks5(host: String, port: Int)
+
+        func curlURL(host: String, port: Int) -> String {
+            switch self {
+            case .https: return "https://\(host):\(port)"
+            case .socks5: return "socks5h://\(host):\(port)"
+            default: return "http://\(host):\(port)"
+            }
+        }
+    }
+
+    /// The default configuration.
+    public static var `default`: SessionConfiguration { SessionConfiguration() }
+
+    /// Headers added to every request unless the request sets them.
+    /// ``SessionManager/defaultHTTPHeaders`` by default.
+    public var httpAdditionalHeaders: HTTPHeaders = SessionManager.defaultHTTPHeaders
+    /// Idle timeout in seconds: a request fails with ``TransportErrorCode/timedOut`` when nothing
+    /// arrives for this long, connecting included. 60 by default. A `URLRequest`'s own
+    /// `timeoutInterval`, when not the default 60, takes precedence. libcurl counts the idle part in
+    /// whole seconds (rounded up); connecting is timed to the millisecond.
+    public var timeoutIntervalForRequest: TimeInterval = 60
+    /// The most a whole request may take, in seconds. 7 days by default.
+    public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+    /// The most simultaneous connections to one host. 6 by default, as on Apple platforms.
+    public var httpMaximumConnectionsPerHost: Int = 6
+    /// HTTP version preference. ``HTTPVersion/automatic`` by default.
+    public var httpVersion: HTTPVersion = .automatic
+    /// Whether cookies set by responses are stored and sent on later requests of the session. `true` by default.
+    public var httpShouldSetCookies: Bool = true
+    /// The proxy. ``Proxy/none`` by default (environment variables are ignored unless asked for).
+    public var proxy: Proxy = .none
+    /// Whether redirects are followed. `true` by default.
+    public var followsRedirects: Bool = true
+    /// The most redirects followed before failing with ``TransportErrorCode/tooManyRedirects``. 16 by default.
+    public var maximumRedirects: Int = 16
+    /// libcurl's receive buffer in bytes; larger buffers make large downloads faster. 512 KiB by default.
+    public var receiveBufferSize: Int = 512 * 1024
+    /// Root certificates to trust instead of the system's (a private CA). Empty by default: the system roots.
+    public var trustedRootCertificates: [Certificate] = []
+    /// A client certificate and key for mutual TLS. `nil` by default.
+    public var clientIdentity: ClientIdentity?
+
+    /// The default configuration.
+    public init() {}
+}

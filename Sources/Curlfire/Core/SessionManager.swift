@@ -1,0 +1,122 @@
+import Foundation
+import FoundationNetworking
+
+/// Creates and runs requests; owns one engine (a thread and a curl multi handle) whose
+/// connections, DNS cache and TLS sessions its requests share.
+///
+/// `SessionManager.default` serves the module-level functions (`Curlfire.request(…)`). A session
+/// stays alive while any of its requests is in flight; when it is released its engine thread
+/// stops and every curl handle is freed.
+public final class SessionManager: @unchecked Sendable {
+    /// The shared session behind the module-level functions.
+    public static let `default` = SessionManager()
+
+    /// The configuration the session was created with.
+    public let configuration: SessionConfiguration
+    /// Chooses the trust policy per host; `nil` means default evaluation for every host.
+    public let serverTrustPolicyManager: ServerTrustPolicyManager?
+    /// The serial queue completion handlers run on when a call names no queue. Not the main
+    /// queue: on Linux the main queue runs only under `dispatchMain()` or a running `RunLoop`.
+    public let callbackQueue: DispatchQueue
+
+    private let state = SessionState()
+
+    /// Adapts every request of the session before each attempt. `nil` by default.
+    public var adapter: RequestAdapter? {
+        get { state.withLock { $0.adapter } }
+        set { state.withLock { $0.adapter = newValue } }
+    }
+
+    /// Whether requests start as soon as a response handler is attached (`true`, the default) or
+    /// wait for `resume()`.
+    public var startRequestsImmediately: Bool {
+        get { state.withLock { $0.startRequestsImmediately } }
+        set { state.withLock { $0.startRequestsImmediately = newValue } }
+    }
+
+    let engine: Engine
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - configuration:            The configuration. `.default` by default.
+    ///   - serverTrustPolicyManager: Trust policies per host. `nil` by default: default evaluation.
+    ///   - callbackQueue:            Where completion handlers run when none is given. A new serial
+    ///                               queue by default.
+    public init(configuration: SessionConfiguration = .default,
+                serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
+                callbackQueue: DispatchQueue? = nil) {
+        self.configuration = configuration
+        self.serverTrustPolicyManager = serverTrustPolicyManager
+        self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
+        engine = Engine(label: "org.curlfire.engine",
+                        maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+                        cookiesShared: configuration.httpShouldSetCookies)
+    }
+
+    deinit {
+        engine.shutdown()
+    }
+
+    // MARK: - Internal plumbing
+
+    /// Adds the session's default headers the request does not set itself.
+    func prepare(_ request: URLRequest) -> URLRequest {
+        var request = request
+        for header in configuration.httpAdditionalHeaders where request.value(forHTTPHeaderField: header.name) == nil {
+            request.setValue(header.value, forHTTPHeaderField: header.name)
+        }
+        return request
+    }
+
+    /// Resolves the transport options of one attempt.
+    func transferOptions(for request: URLRequest, credential: (user: String, password: String)?,
+                         reportsProgress: Bool) -> TransferOptions {
+        var options = TransferOptions()
+        options.requestTimeout = request.timeoutInterval != 60 ? request.timeoutInterval
+            : configuration.timeoutIntervalForRequest
+        options.resourceTimeout = configuration.timeoutIntervalForResource
+        options.followRedirects = configuration.followsRedirects
+        options.maximumRedirects = configuration.maximumRedirects
+        options.httpVersion = configuration.httpVersion
+        options.acceptEncoding = request.value(forHTTPHeaderField: "Accept-Encoding")
+        options.cookiesEnabled = configuration.httpShouldSetCookies
+        options.proxy = configuration.proxy
+        options.credential = credential
+        options.receiveBufferSize = configuration.receiveBufferSize
+        options.reportsProgress = reportsProgress
+        if request.url?.scheme?.lowercased() == "https" {
+            options.trust = trustConfigurator(forHost: request.url?.host ?? "")
+        }
+        return options
+    }
+
+    /// The trust configurator for a host, created once and kept for the session's life so a
+    /// host's policy never changes under a live connection or a cached TLS session.
+    func trustConfigurator(forHost host: String) -> (any TLSContextConfiguring)? {
+        nil
+    }
+
+    /// Called when a transfer finished (for bookkeeping such as notifications).
+    func transferDidFinish(_ transfer: Transfer) {}
+
+    /// Adapters that apply to every request of the session.
+    var sessionAdapters: [any RequestAdapter] { adapter.map { [$0] } ?? [] }
+}
+
+/// The session's mutable settings, behind a lock.
+final class SessionState: @unchecked Sendable {
+    struct Values {
+        var adapter: RequestAdapter?
+        var startRequestsImmediately = true
+    }
+
+    private let lock = NSLock()
+    private var values = Values()
+
+    func withLock<T>(_ body: (inout Values) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&values)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a request body comes from. Files are streamed from disk, never read whole.
+enum UploadBody: Sendable {
+    /// No body.
+    case none
+    /// A body in memory.
+    case data(Data)
+    /// A body read from a file as it is sent; removed after the request when `removeAfterUpload`.
+    case file(URL, removeAfterUpload: Bool)
+
+    /// The body's length in bytes, or `nil` when the file cannot be inspected.
+    var length: Int64? {
+        switch self {
+        case .none: return 0
+        case let .data(data): return Int64(data.count)
+        case let .file(url, _):
+            var info = stat()
+            guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            return Int64(info.st_size)
+        }
+    }
+
+    var isEmpty: Bool { if case .none = self { return true } else { return false } }
+}
+
+/// Streams an ``UploadBody`` into libcurl's read callback and rewinds it on libcurl's request
+/// (redirects with 307/308, authentication retries). Engine thread only.
+final class BodyReader {
+    private let body: UploadBody
+    private var offset = 0
+    private var fd: Int32 = -1
+    /// The first read error, reported as the transfer's error.
+    private(set) var failure: CurlfireError?
+
+    init(_ body: UploadBody) { self.body = body }
+
+    /// Whether there is no body at all (an empty `Data` still counts as a body).
+    var bodyIsNone: Bool { body.isEmpty }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Opens the file, if any; returns the error when it cannot be opened.
+    func open() -> CurlfireError? {
+        guard case let .file(url, _) = body else { return nil }
+        fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            failure = .uploadableReadFailed(path: url.path, message: String(cString: strerror(errno)))
+        }
+        return failure
+    }
+
+    /// Copies up to `capacity` bytes into `buffer`; 0 at the end; -1 on error.
+    func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+        switch body {
+        case .none:
+            return 0
+        case let .data(data):
+            let count = min(capacity, data.count - offset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { bytes in
+                buffer.copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
+            }
+            offset += count
+            return count
+        case let .file(url, _):
+            while true {
+                let count = Glibc.read(fd, buffer, capacity)
+                if count >= 0 { return count }
+                if errno == EINTR { continue }
+                failure = .uploadableReadFailed(path: url.path, message: String(cString: strerror(errno)))
+                return -1
+            }
+        }
+    }
+
+    /// Moves the read position to `position` from the start; `false` when impossible.
+    func seek(to position: Int64) -> Bool {
+        switch body {
+        case .none:
+            return position == 0
+        case let .data(data):
+            guard position >= 0, position <= Int64(data.count) else { return false }
+            offset = Int(position)
+            return true
+        case .file:
+            return lseek(fd, off_t(position), SEEK_SET) == off_t(position)
+        }
+    }
+
+    /// Removes a temporary upload file once the request is over, when asked to.
+    func finish() {
+        if fd >= 0 { close(fd); fd = -1 }
+        if case let .file(url, true) = body { try? FileManager.default.removeItem(at: url) }
+    }
+}

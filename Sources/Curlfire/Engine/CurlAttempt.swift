@@ -1,0 +1,321 @@
+import Foundation
+import FoundationNetworking
+internal import CCurl
+internal import COpenSSL
+
+/// What one finished attempt produced, handed from the engine thread to its ``Transfer``.
+struct AttemptResult: @unchecked Sendable {
+    var request: URLRequest
+    var response: HTTPURLResponse?
+    var sink: ResponseSink
+    var error: CurlfireError?
+    var metrics: TransferMetrics?
+    var startTime: TimeInterval
+    var initialResponseTime: TimeInterval
+    var completedTime: TimeInterval
+}
+
+/// One attempt of a transfer inside the engine: the easy handle's configuration, the libcurl
+/// callbacks' state, and the result.
+///
+/// Created off the engine thread with everything resolved, then owned by the engine thread from
+/// the moment it is enqueued (hence `@unchecked Sendable`: ownership moves, it is never shared).
+/// libcurl's callbacks receive it as an unretained pointer; the engine's `active` table keeps it
+/// alive until the handle is removed from the multi handle.
+final class CurlAttempt: @unchecked Sendable {
+    let transfer: Transfer
+    let request: URLRequest
+    let options: TransferOptions
+    let sink: ResponseSink
+    let reader: BodyReader
+    let bodyLength: Int64
+    let startTime: TimeInterval
+
+    private(set) var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var head = ResponseHead()
+    private var firstByteTime: TimeInterval?
+    private var tls: (version: String?, cipher: String?) = (nil, nil)
+    private var isHTTPS = false
+    private var lastProgress: (Int64, Int64, Int64, Int64) = (-1, -1, -1, -1)
+    /// Set when the sink refused bytes, to report a write failure precisely.
+    private var sinkFailed = false
+    /// Set by the engine when the attempt was cancelled.
+    var cancelled = false
+
+    init(transfer: Transfer, request: URLRequest, body: UploadBody, options: TransferOptions, sink: ResponseSink,
+         startTime: TimeInterval) {
+        self.transfer = transfer
+        self.request = request
+        self.options = options
+        self.sink = sink
+        reader = BodyReader(body)
+        bodyLength = body.length ?? 0
+        self.startTime = startTime
+    }
+
+    /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`); freed in deinit.
+    private let errorBuffer: UnsafeMutablePointer<CChar> = {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        return buffer
+    }()
+
+    deinit {
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    // MARK: - Configuration (engine thread)
+
+    /// Configures `easy` for this attempt. Returns an error instead of starting when a setting is refused.
+    func configure(easy: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?) -> CurlfireError? {
+        self.easy = easy
+        let handle = UnsafeMutableRawPointer(easy)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let url = request.url else { return .invalidURL(url: "nil") }
+        isHTTPS = url.scheme?.lowercased() == "https"
+        if let failure = reader.open() { return failure }
+
+        var ok = true
+        func set(_ code: CURLcode) { if code != CURLE_OK { ok = false } }
+        set(cfcurl_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString))
+        set(cfcurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(cfcurl_easy_setopt_ptr(handle, CURLOPT_PRIVATE, me))
+        if let share { set(cfcurl_easy_setopt_ptr(handle, CURLOPT_SHARE, UnsafeMutableRawPointer(share))) }
+        set(cfcurl_easy_setopt_data_cb(handle, CURLOPT_WRITEFUNCTION, curlfireWriteCallback))
+        set(cfcurl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, me))
+        set(cfcurl_easy_setopt_data_cb(handle, CURLOPT_HEADERFUNCTION, curlfireHeaderCallback))
+        set(cfcurl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, me))
+        set(cfcurl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, options.followRedirects ? 1 : 0))
+        set(cfcurl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        set(cfcurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(cfcurl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        set(cfcurl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, options.maximumRedirects))
+        configureMethodAndBody(handle, set: set)
+        configureHeaders(handle, set: set)
+        configureTimeouts(handle, set: set)
+        configureTransport(handle, set: set)
+        configureTLS(handle, set: set)
+        if options.reportsProgress {
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
+            set(cfcurl_easy_setopt_xferinfo_cb(handle, curlfireProgressCallback))
+            set(cfcurl_easy_setopt_ptr(handle, CURLOPT_XFERINFODATA, me))
+        }
+        return ok ? nil : .sessionTaskFailed(code: .other(curlCode: 48), message: "libcurl refused an option")
+    }
+
+    private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        let hasBody = !(reader.isEmptyBody)
+        switch method {
+        case "GET" where !hasBody:
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
+        case "HEAD":
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
+        default:
+            if hasBody || method == "POST" || method == "PUT" || method == "PATCH" {
+                let me = Unmanaged.passUnretained(self).toOpaque()
+                set(cfcurl_easy_setopt_long(handle, CURLOPT_POST, 1))
+                set(cfcurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyLength)))
+                set(cfcurl_easy_setopt_data_cb(handle, CURLOPT_READFUNCTION, curlfireReadCallback))
+                set(cfcurl_easy_setopt_ptr(handle, CURLOPT_READDATA, me))
+                set(cfcurl_easy_setopt_seek_cb(handle, curlfireSeekCallback))
+                set(cfcurl_easy_setopt_ptr(handle, CURLOPT_SEEKDATA, me))
+            }
+            if method != "POST" {
+                set(cfcurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
+            }
+        }
+    }
+
+    private func configureHeaders(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var sawExpect = false
+        var sawContentType = false
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            switch name.lowercased() {
+            case "accept-encoding": continue // sent by libcurl through CURLOPT_ACCEPT_ENCODING
+            case "expect": sawExpect = true
+            case "content-type": sawContentType = true
+            default: break
+            }
+            // "Name;" sends a header with an empty value; "Name:" would remove it.
+            let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
+            list = curl_slist_append(list, line)
+        }
+        if !sawExpect { list = curl_slist_append(list, "Expect:") }
+        if !sawContentType, !reader.isEmptyBody || request.httpMethod?.uppercased() == "POST" {
+            // libcurl would invent `application/x-www-form-urlencoded`; send what the user set, or nothing.
+            list = curl_slist_append(list, "Content-Type:")
+        }
+        headerList = list
+        set(cfcurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
+        if let encoding = options.acceptEncoding {
+            set(cfcurl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, encoding))
+        }
+        if let credential = options.credential {
+            set(cfcurl_easy_setopt_string(handle, CURLOPT_USERNAME, credential.user))
+            set(cfcurl_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.password))
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTPAUTH, cfcurl_auth_basic_digest()))
+        }
+    }
+
+    private func configureTimeouts(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+        let idle = max(options.requestTimeout, 0.001)
+        set(cfcurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000)))
+        // An idle timeout: fail when fewer than 1 byte/s arrive for `idle` seconds (whole seconds in libcurl).
+        set(cfcurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+        set(cfcurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up)))))
+        if options.resourceTimeout > 0, options.resourceTimeout < Double(Int.max / 1000) {
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.resourceTimeout * 1000)))
+        }
+    }
+
+    private func configureTransport(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+        switch options.httpVersion {
+        case .http1_1: set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1))
+        case .http2PriorKnowledge:
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+        case .automatic, .http2:
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
+        }
+        if isHTTPS, options.httpVersion != .http1_1 {
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1))
+        }
+        if options.cookiesEnabled { set(cfcurl_easy_setopt_string(handle, CURLOPT_COOKIEFILE, "")) }
+        if options.receiveBufferSize > 0 {
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, options.receiveBufferSize))
+        }
+        switch options.proxy {
+        case .environment: break // libcurl reads http_proxy, https_proxy, no_proxy
+        case .none: set(cfcurl_easy_setopt_string(handle, CURLOPT_PROXY, ""))
+        case let .http(host, port), let .https(host, port), let .socks5(host, port):
+            set(cfcurl_easy_setopt_string(handle, CURLOPT_PROXY, options.proxy.curlURL(host: host, port: port)))
+        }
+    }
+
+    private func configureTLS(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+        guard isHTTPS else { return }
+        set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+        // Keep CAINFO (the system bundle) but drop Debian's CA directory: libcurl then caches the
+        // parsed root store across connections (about 16x faster handshakes, see docs/Performance.md).
+        set(cfcurl_easy_setopt_ptr(handle, CURLOPT_CAPATH, nil))
+        if let trust = options.trust {
+            // The policy checks the host itself (or deliberately does not).
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0))
+            set(cfcurl_easy_setopt_sslctx_cb(handle, curlfireSSLContextCallback))
+            set(cfcurl_easy_setopt_ptr(handle, CURLOPT_SSL_CTX_DATA, Unmanaged.passUnretained(trust as AnyObject).toOpaque()))
+        } else {
+            set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+        }
+        if let client = options.clientCertificate {
+            set(cfcurl_easy_setopt_string(handle, CURLOPT_SSLCERT, client.certificatePath))
+            set(cfcurl_easy_setopt_string(handle, CURLOPT_SSLCERTTYPE, client.type))
+            if let key = client.keyPath { set(cfcurl_easy_setopt_string(handle, CURLOPT_SSLKEY, key)) }
+            if let password = client.password { set(cfcurl_easy_setopt_string(handle, CURLOPT_KEYPASSWD, password)) }
+        }
+    }
+
+    // MARK: - Callbacks (engine thread)
+
+    func receiveHeader(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        if firstByteTime == nil {
+            firstByteTime = Date.timeIntervalSinceReferenceDate
+            if isHTTPS { readTLSInfo() }
+        }
+        head.consume(line)
+        if head.isComplete {
+            let length = head.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            sink.prepare(expectedLength: length)
+        }
+        return true
+    }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if sink.write(bytes) { return true }
+        sinkFailed = true
+        return false
+    }
+
+    func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+        reader.read(into: buffer, capacity: capacity)
+    }
+
+    func seekBody(to offset: Int64) -> Bool { reader.seek(to: offset) }
+
+    func progress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
+        let current = (downloadTotal, downloaded, uploadTotal, uploaded)
+        guard current != lastProgress else { return }
+        let uploadChanged = current.2 != lastProgress.2 || current.3 != lastProgress.3
+        let downloadChanged = current.0 != lastProgress.0 || current.1 != lastProgress.1
+        lastProgress = current
+        if uploadChanged, uploadTotal > 0 || bodyLength > 0 {
+            transfer.reportUploadProgress(completed: uploaded, total: max(uploadTotal, bodyLength))
+        }
+        if downloadChanged, downloaded > 0 {
+            transfer.reportDownloadProgress(completed: downloaded, total: downloadTotal > 0 ? downloadTotal : nil)
+        }
+    }
+
+    private func readTLSInfo() {
+        guard let easy else { return }
+        var raw: UnsafeMutableRawPointer?
+        guard cfcurl_easy_getinfo_ptr(UnsafeMutableRawPointer(easy), CURLINFO_TLS_SSL_PTR, &raw) == CURLE_OK,
+              let info = raw?.assumingMemoryBound(to: curl_tlssessioninfo.self),
+              info.pointee.backend == CURLSSLBACKEND_OPENSSL,
+              let ssl = info.pointee.internals
+        else { return }
+        let sslPointer = OpaquePointer(ssl)
+        if let version = SSL_get_version(sslPointer) { tls.version = String(cString: version) }
+        if let cipher = SSL_get_current_cipher(sslPointer), let name = SSL_CIPHER_get_name(cipher) {
+            tls.cipher = String(cString: name)
+        }
+    }
+
+    // MARK: - Completion (engine thread)
+
+    /// Builds the attempt's result once libcurl reports it done with `code`.
+    func finish(code: CURLcode) -> AttemptResult {
+        let now = Date.timeIntervalSinceReferenceDate
+        var error: CurlfireError?
+        var metrics: TransferMetrics?
+        var response: HTTPURLResponse?
+        if let easy {
+            metrics = CurlInfo.metrics(easy, startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
+            let finalURL = metrics?.effectiveURL ?? request.url!
+            response = head.makeResponse(url: finalURL)
+        }
+        if cancelled {
+            error = .explicitlyCancelled
+        } else if code != CURLE_OK {
+            error = mapError(code)
+        }
+        reader.finish()
+        return AttemptResult(request: request, response: response, sink: sink, error: error, metrics: metrics,
+                             startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now)
+    }
+
+    private func mapError(_ code: CURLcode) -> CurlfireError {
+        if let failure = reader.failure { return failure }
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
+           let trust = options.trust, let reason = trust.lastFailure {
+            return .serverTrustEvaluationFailed(host: request.url?.host ?? "", reason: reason)
+        }
+        var message = CurlCodeMapping.message(for: code)
+        if errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }
+        if sinkFailed, let sinkError = (sink as? FailableSink)?.failure { return sinkError }
+        return .sessionTaskFailed(code: CurlCodeMapping.transportErrorCode(for: code), message: message)
+    }
+
+}
+
+extension BodyReader {
+    /// Whether the attempt sends no body at all.
+    var isEmptyBody: Bool { bodyIsNone }
+}
+
+/// A sink that can fail with a precise error (a download's file sink).
+protocol FailableSink: ResponseSink {
+    var failure: CurlfireError? { get }
+}

@@ -1,0 +1,63 @@
+import Foundation
+internal import CCurl
+
+/// Reads `CURLINFO_*` values from an easy handle after a transfer. Engine thread only.
+enum CurlInfo {
+    static func long(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> Int {
+        var value: Int = 0
+        return cfcurl_easy_getinfo_long(UnsafeMutableRawPointer(easy), info, &value) == CURLE_OK ? value : 0
+    }
+
+    static func offT(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> Int64 {
+        var value: curl_off_t = 0
+        return cfcurl_easy_getinfo_off_t(UnsafeMutableRawPointer(easy), info, &value) == CURLE_OK ? Int64(value) : 0
+    }
+
+    static func string(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard cfcurl_easy_getinfo_string(UnsafeMutableRawPointer(easy), info, &value) == CURLE_OK, let value
+        else { return nil }
+        return String(cString: value)
+    }
+
+    /// Seconds from a `*_TIME_T` value (microseconds).
+    static func seconds(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> TimeInterval {
+        TimeInterval(offT(easy, info)) / 1_000_000
+    }
+
+    /// Builds ``TransferMetrics`` for a finished transfer.
+    static func metrics(_ easy: UnsafeMutableRawPointer, startDate: Date, tls: (version: String?, cipher: String?)) -> TransferMetrics {
+        let version: String?
+        switch long(easy, CURLINFO_HTTP_VERSION) {
+        case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
+        case CURL_HTTP_VERSION_1_1: version = "HTTP/1.1"
+        case CURL_HTTP_VERSION_2_0: version = "HTTP/2"
+        case CURL_HTTP_VERSION_3: version = "HTTP/3"
+        default: version = nil
+        }
+        let localPort = long(easy, CURLINFO_LOCAL_PORT)
+        let remotePort = long(easy, CURLINFO_PRIMARY_PORT)
+        return TransferMetrics(
+            effectiveURL: string(easy, CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)),
+            startDate: startDate,
+            nameLookupDuration: seconds(easy, CURLINFO_NAMELOOKUP_TIME_T),
+            connectDuration: seconds(easy, CURLINFO_CONNECT_TIME_T),
+            tlsHandshakeDuration: seconds(easy, CURLINFO_APPCONNECT_TIME_T),
+            requestStartDuration: seconds(easy, CURLINFO_PRETRANSFER_TIME_T),
+            firstByteDuration: seconds(easy, CURLINFO_STARTTRANSFER_TIME_T),
+            totalDuration: seconds(easy, CURLINFO_TOTAL_TIME_T),
+            redirectCount: long(easy, CURLINFO_REDIRECT_COUNT),
+            redirectDuration: seconds(easy, CURLINFO_REDIRECT_TIME_T),
+            bytesSent: Int64(long(easy, CURLINFO_REQUEST_SIZE)) + offT(easy, CURLINFO_SIZE_UPLOAD_T),
+            bytesReceived: Int64(long(easy, CURLINFO_HEADER_SIZE)) + offT(easy, CURLINFO_SIZE_DOWNLOAD_T),
+            httpVersion: version,
+            localAddress: string(easy, CURLINFO_LOCAL_IP),
+            localPort: localPort > 0 ? localPort : nil,
+            remoteAddress: string(easy, CURLINFO_PRIMARY_IP),
+            remotePort: remotePort > 0 ? remotePort : nil,
+            isReusedConnection: long(easy, CURLINFO_NUM_CONNECTS) == 0 && version != nil,
+            tlsVersion: tls.version,
+            tlsCipher: tls.cipher
+        )
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+internal import CCurl
+
+/// One thread driving one curl multi handle: the only place easy and multi handles are touched.
+///
+/// Other threads talk to it with ``enqueue(_:)``, which appends a command under a lock and wakes
+/// the thread with `curl_multi_wakeup` (safe from any thread). Connections, DNS results and TLS
+/// sessions are shared by every transfer of the engine (one multi handle, one share handle), so
+/// they are reused within a session and never across sessions.
+final class Engine: @unchecked Sendable {
+    /// What other threads ask of the engine.
+    enum Command {
+        case add(CurlAttempt)
+        case cancel(Transfer)
+        case pause(Transfer)
+        case unpause(Transfer)
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let share: UnsafeMutableRawPointer?
+    private let lock = NSLock()
+    private var commands: [Command] = []
+    private var isShuttingDown = false
+    private var thread: Thread?
+    private let stopped = DispatchSemaphore(value: 0)
+
+    // Engine-thread state.
+    private var active: [ObjectIdentifier: CurlAttempt] = [:]
+    private var pool: [UnsafeMutableRawPointer] = []
+    private static let poolLimit = 64
+
+    /// Creates the engine and starts its thread.
+    init(label: String, maximumConnectionsPerHost: Int, cookiesShared: Bool) {
+        _ = CurlGlobal.initialized
+        multi = curl_multi_init()
+        share = curl_share_init()
+        if let share {
+            _ = cfcurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+            _ = cfcurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+            if cookiesShared {
+                _ = cfcurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+            }
+        }
+        if maximumConnectionsPerHost > 0 {
+            _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = label
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Hands a command to the engine thread. Thread-safe, never blocks on the engine.
+    /// Returns `false` once the engine has shut down.
+    @discardableResult
+    func enqueue(_ command: Command) -> Bool {
+        lock.lock()
+        guard !isShuttingDown else {
+            lock.unlock()
+            return false
+        }
+        commands.append(command)
+        lock.unlock()
+        curl_multi_wakeup(multi)
+        return true
+    }
+
+    /// Stops the thread: in-flight transfers fail with ``CurlfireError/sessionDeinitialized``, every
+    /// handle is freed. Returns once the thread has exited (never call it on the engine thread).
+    func shutdown() {
+        lock.lock()
+        let wasRunning = !isShuttingDown
+        isShuttingDown = true
+        lock.unlock()
+        guard wasRunning else { return }
+        curl_multi_wakeup(multi)
+        if Thread.current !== thread { stopped.wait() }
+    }
+
+    // MARK: - The loop (engine thread)
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            lock.lock()
+            let pending = commands
+            commands.removeAll(keepingCapacity: true)
+            let stopping = isShuttingDown
+            lock.unlock()
+            for command in pending { handle(command) }
+            if stopping { break }
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            lock.lock()
+            let more = !commands.isEmpty || isShuttingDown
+            lock.unlock()
+            if !more { curl_multi_poll(multi, nil, 0, 1000, nil) }
+        }
+        tearDown()
+        stopped.signal()
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case let .add(attempt): add(attempt)
+        case let .cancel(transfer):
+            for attempt in active.values where attempt.transfer === transfer {
+                attempt.cancelled = true
+                finish(attempt, code: CURLE_ABORTED_BY_CALLBACK)
+            }
+        case let .pause(transfer):
+            for attempt in active.values where attempt.transfer === transfer {
+                if let easy = attempt.easy { curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_ALL) }
+            }
+        case let .unpause(transfer):
+            for attempt in active.values where attempt.transfer === transfer {
+                if let easy = attempt.easy { curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_CONT) }
+            }
+        }
+    }
+
+    private func add(_ attempt: CurlAttempt) {
+        guard let easy = pool.popLast() ?? curl_easy_init() else {
+            attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_OUT_OF_MEMORY))
+            return
+        }
+        active[ObjectIdentifier(attempt)] = attempt
+        if let error = attempt.configure(easy: easy, share: share) {
+            active[ObjectIdentifier(attempt)] = nil
+            recycle(easy)
+            var result = attempt.finish(code: CURLE_OK)
+            result.error = error
+            attempt.transfer.attemptDidFinish(result)
+            return
+        }
+        if curl_multi_add_handle(multi, UnsafeMutableRawPointer(easy)) != CURLM_OK {
+            active[ObjectIdentifier(attempt)] = nil
+            recycle(easy)
+            attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_FAILED_INIT))
+        } else if attempt.transfer.isSuspended {
+            curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_ALL)
+        }
+    }
+
+    private func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = cfcurl_msg_result(message)
+            var raw: UnsafeMutableRawPointer?
+            _ = cfcurl_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &raw)
+            guard let raw else { continue }
+            let attempt = Unmanaged<CurlAttempt>.fromOpaque(raw).takeUnretainedValue()
+            finish(attempt, code: code)
+        }
+    }
+
+    /// Removes the attempt's handle, builds its result and hands it to its transfer.
+    private func finish(_ attempt: CurlAttempt, code: CURLcode) {
+        guard active.removeValue(forKey: ObjectIdentifier(attempt)) != nil else { return }
+        let result = attempt.finish(code: code)
+        if let easy = attempt.easy {
+            curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
+            recycle(easy)
+        }
+        attempt.transfer.attemptDidFinish(result)
+    }
+
+    private func recycle(_ easy: UnsafeMutableRawPointer) {
+        if pool.count < Self.poolLimit {
+            curl_easy_reset(UnsafeMutableRawPointer(easy))
+            pool.append(easy)
+        } else {
+            curl_easy_cleanup(UnsafeMutableRawPointer(easy))
+        }
+    }
+
+    private func tearDown() {
+        lock.lock()
+        let pending = commands
+        commands.removeAll()
+        lock.unlock()
+        for command in pending {
+            if case let .add(attempt) = command {
+                var result = attempt.finish(code: CURLE_OK)
+                result.error = .sessionDeinitialized
+                attempt.transfer.attemptDidFinish(result)
+            }
+        }
+        for attempt in Array(active.values) {
+            attempt.cancelled = false
+            active[ObjectIdentifier(attempt)] = nil
+            var result = attempt.finish(code: CURLE_OK)
+            result.error = .sessionDeinitialized
+            if let easy = attempt.easy {
+                curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
+                curl_easy_cleanup(UnsafeMutableRawPointer(easy))
+            }
+            attempt.transfer.attemptDidFinish(result)
+        }
+        for easy in pool { curl_easy_cleanup(UnsafeMutableRawPointer(easy)) }
+        pool.removeAll()
+        curl_multi_cleanup(multi)
+        if let share { curl_share_cleanup(share) }
+    }
+}

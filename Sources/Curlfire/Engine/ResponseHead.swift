@@ -1,0 +1,76 @@
+import Foundation
+import FoundationNetworking
+
+/// Collects the status line and header fields of a response as libcurl's header callback delivers
+/// them, one line at a time. A new status line (after a redirect, a `100 Continue` or an auth
+/// challenge) starts a new head, so what remains at the end is the final response's head.
+///
+/// Engine thread only.
+struct ResponseHead {
+    private(set) var statusCode: Int = 0
+    private(set) var httpVersion: String?
+    private(set) var fields: [(name: String, value: String)] = []
+    private(set) var isComplete = false
+
+    /// Feeds one raw header line (with its CRLF).
+    mutating func consume(_ line: UnsafeBufferPointer<UInt8>) {
+        var end = line.count
+        while end > 0, line[end - 1] == 10 || line[end - 1] == 13 { end -= 1 }
+        if end == 0 {
+            if statusCode != 0 { isComplete = true }
+            return
+        }
+        let bytes = UnsafeBufferPointer(rebasing: line[0..<end])
+        if bytes.count >= 5, bytes[0] == 72, bytes[1] == 84, bytes[2] == 84, bytes[3] == 80, bytes[4] == 47 { // "HTTP/"
+            startNewHead(statusLine: bytes)
+            return
+        }
+        guard let colon = bytes.firstIndex(of: 58) else { return } // ':'
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self)
+        var valueStart = colon + 1
+        while valueStart < bytes.count, bytes[valueStart] == 32 || bytes[valueStart] == 9 { valueStart += 1 }
+        let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]), as: UTF8.self)
+        if name.first == " " || name.first == "\t", let last = fields.popLast() {
+            fields.append((last.name, last.value + " " + value)) // obsolete line folding
+        } else {
+            fields.append((name, value))
+        }
+    }
+
+    private mutating func startNewHead(statusLine: UnsafeBufferPointer<UInt8>) {
+        let text = String(decoding: statusLine, as: UTF8.self)
+        let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        httpVersion = parts.first.map(String.init)
+        statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        fields.removeAll(keepingCapacity: true)
+        isComplete = false
+    }
+
+    /// The value of the first field named `name` (case-insensitive).
+    func value(for name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Header fields as a dictionary: repeated names are joined with `", "` as Foundation does,
+    /// except `Set-Cookie`, whose values are joined with `"\n"`-free `", "` too (cookies parse both).
+    var headerDictionary: [String: String] {
+        var result: [String: String] = [:]
+        var canonicalNames: [String: String] = [:]
+        for (name, value) in fields {
+            let key = name.lowercased()
+            if let existing = canonicalNames[key] {
+                result[existing] = (result[existing] ?? "") + ", " + value
+            } else {
+                canonicalNames[key] = name
+                result[name] = value
+            }
+        }
+        return result
+    }
+
+    /// An `HTTPURLResponse` for `url`, or `nil` when no status line arrived.
+    func makeResponse(url: URL) -> HTTPURLResponse? {
+        guard statusCode > 0 else { return nil }
+        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerDictionary)
+    }
+}

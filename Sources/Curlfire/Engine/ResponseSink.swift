@@ -1,0 +1,32 @@
+import Foundation
+
+/// Where a response body goes as libcurl delivers it. Engine thread only.
+protocol ResponseSink: AnyObject {
+    /// Takes one chunk; returns `false` to abort the transfer (a write failure).
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool
+    /// Called when the final response's head is known, with its declared body length if any.
+    func prepare(expectedLength: Int64?)
+    /// Bytes taken so far.
+    var byteCount: Int64 { get }
+}
+
+/// Accumulates the body in memory: the sink of data requests.
+final class MemorySink: ResponseSink {
+    /// Bodies above this size are not pre-allocated from Content-Length (a hostile header must not
+    /// make us reserve gigabytes); they grow as bytes arrive.
+    private static let maximumReservation: Int64 = 64 << 20
+    private(set) var data = Data()
+
+    var byteCount: Int64 { Int64(data.count) }
+
+    func prepare(expectedLength: Int64?) {
+        if let expectedLength, expectedLength > 0, expectedLength <= Self.maximumReservation, data.isEmpty {
+            data.reserveCapacity(Int(expectedLength))
+        }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        data.append(bytes.bindMemory(to: UInt8.self))
+        return true
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+import FoundationNetworking
+
+/// What a finished transfer hands to each response handler.
+struct TransferOutcome: @unchecked Sendable {
+    var request: URLRequest?
+    var response: HTTPURLResponse?
+    var data: Data?
+    var error: CurlfireError?
+    var timeline: Timeline
+    var metrics: TransferMetrics?
+    /// Metrics of every attempt, oldest first (more than one after retries).
+    var allMetrics: [TransferMetrics]
+    /// The sink of the last attempt (a download's file sink carries its file and resume data).
+    var sink: ResponseSink?
+}
+
+/// The network transfer shared by every copy of one request value.
+///
+/// It runs at most once (plus retries), starting on the first response handler, async serializer
+/// or `resume()`. Handlers run once each, in the order they were attached, off the engine thread.
+/// State is guarded by `lock`; nothing is called out while the lock is held.
+final class Transfer: @unchecked Sendable {
+    /// How a transfer builds what it sends and where it puts what it receives.
+    struct Spec: Sendable {
+        /// The request, or the error that prevented building it (reported when the transfer starts).
+        var urlRequest: Result<URLRequest, CurlfireError>
+        var body: UploadBody = .none
+        var makeSink: @Sendable () -> ResponseSink = { MemorySink() }
+        var credential: (user: String, password: String)?
+        var adapters: [any RequestAdapter] = []
+        var allowsBodyInGET = false
+    }
+
+    private enum Phase {
+        case idle
+        case preparing
+        case running
+        case finished(TransferOutcome)
+    }
+
+    private struct ProgressHandler {
+        let queue: DispatchQueue
+        let closure: @Sendable (Progress) -> Void
+    }
+
+    let session: SessionManager
+    let spec: Spec
+
+    private let lock = NSLock()
+    private var phase: Phase = .idle
+    private var suspended = false
+    private var cancelRequested = false
+    private var handlers: [@Sendable (TransferOutcome) -> Void] = []
+    private var draining = false
+    private var downloadProgressHandlers: [ProgressHandler] = []
+    private var uploadProgressHandlers: [ProgressHandler] = []
+    private var currentRequest: URLRequest?
+    private var currentResponse: HTTPURLResponse?
+    private var attempts = 0
+    private var metricsHistory: [TransferMetrics] = []
+
+    init(session: SessionManager, spec: Spec) {
+        self.session = session
+        self.spec = spec
+        if case let .success(request) = spec.urlRequest { currentRequest = request }
+    }
+
+    // MARK: - State for request values
+
+    /// The request as sent by the latest attempt (adapted), or as built before the transfer started.
+    var request: URLRequest? { lock.withLock { currentRequest } }
+    /// The latest response.
+    var response: HTTPURLResponse? { lock.withLock { currentResponse } }
+    /// How many times the transfer was retried.
+    var retryCount: Int { lock.withLock { max(0, attempts - 1) } }
+    /// Whether the transfer has started.
+    var isStarted: Bool { lock.withLock { if case .idle = phase { return false } else { return true } } }
+    /// Whether `suspend()` is in effect (read by the engine when it adds the handle).
+    var isSuspended: Bool { lock.withLock { suspended } }
+    /// Whether the transfer has finished.
+    var isFinished: Bool { lock.withLock { if case .finished = phase { return true } else { return false } } }
+
+    // MARK: - Handlers
+
+    /// Adds a handler, run once with the outcome after the handlers attached before it.
+    /// Starts the transfer when `start` is true.
+    func addHandler(start: Bool, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
+        lock.lock()
+        handlers.append(handler)
+        let drainNow: TransferOutcome?
+        if case let .finished(outcome) = phase, !draining {
+            draining = true
+            drainNow = outcome
+        } else {
+            drainNow = nil
+        }
+        lock.unlock()
+        if let drainNow {
+            DispatchQueue.global().async { self.drain(drainNow) }
+        } else if start {
+            self.start()
+        }
+    }
+
+    /// Adds a progress closure for the response body.
+    func addDownloadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
+        lock.withLock { downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure)) }
+    }
+
+    /// Adds a progress closure for the request body.
+    func addUploadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
+        lock.withLock { uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure)) }
+    }
+
+    private func drain(_ outcome: TransferOutcome) {
+        while true {
+            lock.lock()
+            if handlers.isEmpty {
+                draining = false
+                lock.unlock()
+                return
+            }
+            let handler = handlers.removeFirst()
+            lock.unlock()
+            handler(outcome)
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    /// Starts the transfer if it has not started (idempotent, any thread).
+    func start() {
+        lock.lock()
+        guard case .idle = phase else {
+            lock.unlock()
+            return
+        }
+        phase = .preparing
+        let cancelled = cancelRequested
+        lock.unlock()
+        if cancelled {
+            finish(error: .explicitlyCancelled, request: spec.urlRequest.value)
+            return
+        }
+        beginAttempt()
+    }
+
+    /// Cancels the transfer at any point; its handlers get ``CurlfireError/explicitlyCancelled``.
+    func cancel() {
+        lock.lock()
+        if cancelRequested {
+            lock.unlock()
+            return
+        }
+        cancelRequested = true
+        let current = phase
+        lock.unlock()
+        switch current {
+        case .idle:
+            // Not started: finish now so handlers attached later see the cancellation.
+            lock.lock()
+            let stillIdle: Bool
+            if case .idle = phase { phase = .preparing; stillIdle = true } else { stillIdle = false }
+            lock.unlock()
+            if stillIdle { finish(error: .explicitlyCancelled, request: spec.urlRequest.value) }
+            else { session.engine.enqueue(.cancel(self)) }
+        case .preparing, .running:
+            session.engine.enqueue(.cancel(self))
+        case .finished:
+            break
+        }
+    }
+
+    /// Pauses the transfer (libcurl stops reading and writing); `resume()` continues it.
+    func suspend() {
+        lock.lock()
+        let wasSuspended = suspended
+        suspended = true
+        let running: Bool
+        if case .running = phase { running = true } else { running = false }
+        lock.unlock()
+        if !wasSuspended, running { session.engine.enqueue(.pause(self)) }
+    }
+
+    /// Starts the transfer, or continues it after `suspend()`.
+    func resume() {
+        lock.lock()
+        let wasSuspended = suspended
+        suspended = false
+        let idle: Bool
+        if case .idle = phase { idle = true } else { idle = false }
+        lock.unlock()
+        if idle {
+            start()
+        } else if wasSuspended {
+            session.engine.enqueue(.unpause(self))
+        }
+    }
+
+    // MARK: - Attempts
+
+    private func beginAttempt() {
+        let startTime = Date.timeIntervalSinceReferenceDate
+        var request: URLRequest
+        switch spec.urlRequest {
+        case let .failure(error):
+            finish(error: error, request: nil)
+            return
+        case let .success(built):
+            request = built
+        }
+        do {
+            for adapter in spec.adapters {
+                request = try adapter.adapt(request)
+            }
+        } catch {
+            finish(error: (error as? CurlfireError) ?? .requestAdaptationFailed(error: error), request: request)
+            return
+        }
+        if let error = RequestChecks.validate(request, body: spec.body, allowsBodyInGET: spec.allowsBodyInGET) {
+            finish(error: error, request: request)
+            return
+        }
+        let options = session.transferOptions(for: request, credential: spec.credential,
+                                              reportsProgress: hasProgressHandlers)
+        let attempt = CurlAttempt(transfer: self, request: request, body: spec.body, options: options,
+                                  sink: spec.makeSink(), startTime: startTime)
+        lock.lock()
+        currentRequest = request
+        attempts += 1
+        phase = .running
+        let cancelled = cancelRequested
+        lock.unlock()
+        if cancelled {
+            finish(error: .explicitlyCancelled, request: request)
+            return
+        }
+        if !session.engine.enqueue(.add(attempt)) {
+            finish(error: .sessionDeinitialized, request: request)
+        }
+    }
+
+    private var hasProgressHandlers: Bool {
+        lock.withLock { !downloadProgressHandlers.isEmpty || !uploadProgressHandlers.isEmpty }
+    }
+
+    /// Called on the engine thread when an attempt is over.
+    func attemptDidFinish(_ result: AttemptResult) {
+        var outcome = TransferOutcome(
+            request: result.request, response: result.response, data: (result.sink as? MemorySink)?.data,
+            error: result.error,
+            timeline: Timeline(requestStartTime: result.startTime, initialResponseTime: result.initialResponseTime,
+                               requestCompletedTime: result.completedTime,
+                               serializationCompletedTime: result.completedTime),
+            metrics: result.metrics, allMetrics: [], sink: result.sink)
+        lock.lock()
+        if let metrics = result.metrics { metricsHistory.append(metrics) }
+        outcome.allMetrics = metricsHistory
+        if let response = result.response { currentResponse = response }
+        lock.unlock()
+        if outcome.error == nil { reportFinalProgress(result) }
+        complete(outcome)
+    }
+
+    private func finish(error: CurlfireError, request: URLRequest?) {
+        let now = Date.timeIntervalSinceReferenceDate
+        let outcome = TransferOutcome(
+            request: request, response: nil, data: nil, error: error,
+            timeline: Timeline(requestStartTime: now, initialResponseTime: now, requestCompletedTime: now,
+                               serializationCompletedTime: now),
+            metrics: nil, allMetrics: [], sink: nil)
+        complete(outcome)
+    }
+
+    private func complete(_ outcome: TransferOutcome) {
+        lock.lock()
+        phase = .finished(outcome)
+        let drainNow = !handlers.isEmpty && !draining
+        if drainNow { draining = true }
+        lock.unlock()
+        if drainNow {
+            DispatchQueue.global().async { self.drain(outcome) }
+        }
+        session.transferDidFinish(self)
+    }
+
+    // MARK: - Progress (engine thread)
+
+    func reportDownloadProgress(completed: Int64, total: Int64?) {
+        let handlers = lock.withLock { downloadProgressHandlers }
+        Self.report(handlers, completed: completed, total: total)
+    }
+
+    func reportUploadProgress(completed: Int64, total: Int64) {
+        let handlers = lock.withLock { uploadProgressHandlers }
+        Self.report(handlers, completed: completed, total: total)
+    }
+
+    private func reportFinalProgress(_ result: AttemptResult) {
+        let received = result.sink.byteCount
+        reportDownloadProgress(completed: received, total: received)
+    }
+
+    private static func report(_ handlers: [ProgressHandler], completed: Int64, total: Int64?) {
+        guard !handlers.isEmpty else { return }
+        for handler in handlers {
+            // A fresh Progress per report: Foundation's Progress on Linux traps when an existing
+            // object's total is reset, which a restarted transfer would do.
+            let closure = handler.closure
+            handler.queue.async {
+                let progress = Progress(totalUnitCount: total ?? -1)
+                progress.completedUnitCount = completed
+                closure(progress)
+            }
+        }
+    }
+}

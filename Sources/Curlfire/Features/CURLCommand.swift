@@ -1,0 +1,54 @@
+import Foundation
+import FoundationNetworking
+
+/// A request written as a runnable `curl` command line: a request's `debugDescription`.
+struct CURLCommand {
+    let request: URLRequest?
+    let body: UploadBody
+    let credential: (user: String, password: String)?
+    let configuration: SessionConfiguration
+
+    /// Header names whose values are secrets.
+    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
+
+    /// The command; secrets are replaced by `***` when `redacted`.
+    func text(redacted: Bool) -> String {
+        guard let request, let url = request.url else { return "$ curl command could not be created" }
+        var parts = ["$ curl -v"]
+        let method = request.httpMethod ?? "GET"
+        if method == "HEAD" {
+            parts.append("--head")
+        } else if method != "GET" {
+            parts.append("-X \(method)")
+        }
+        if let credential {
+            parts.append("-u \(quote("\(credential.user):\(redacted ? "***" : credential.password)"))")
+        }
+        if configuration.followsRedirects { parts.append("-L") }
+        var headers = configuration.httpAdditionalHeaders
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { headers.update(name: name, value: value) }
+        for header in headers.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
+            if header.name.lowercased() == "accept-encoding" {
+                parts.append("--compressed")
+                continue
+            }
+            let value = redacted && Self.sensitiveHeaders.contains(header.name.lowercased()) ? "***" : header.value
+            parts.append("-H \(quote("\(header.name): \(value)"))")
+        }
+        switch body {
+        case .none: break
+        case let .data(data):
+            let text = String(data: data, encoding: .utf8) ?? "<\(data.count) bytes of binary data>"
+            parts.append("--data-binary \(quote(text))")
+        case let .file(fileURL, _):
+            parts.append("--data-binary \(quote("@" + fileURL.path))")
+        }
+        parts.append(quote(url.absoluteString))
+        return parts.joined(separator: " \\\n\t")
+    }
+
+    /// Single-quotes for a POSIX shell.
+    private func quote(_ string: String) -> String {
+        "'" + string.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

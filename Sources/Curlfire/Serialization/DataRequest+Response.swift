@@ -1,0 +1,97 @@
+import Foundation
+import FoundationNetworking
+
+extension DataRequest {
+    /// Delivers the unserialized response once, on `queue` (the session's `callbackQueue` when
+    /// `nil`). Validators attached before this call decide its `error`.
+    @discardableResult
+    public func response(queue: DispatchQueue? = nil,
+                         completionHandler: @escaping @Sendable (DefaultDataResponse) -> Void) -> Self {
+        let validators = self.validators
+        let queue = queue ?? core.session.callbackQueue
+        core.transfer.addHandler(start: core.session.startRequestsImmediately) { outcome in
+            let error = outcome.error
+                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
+            let response = DefaultDataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
+                                               error: error, timeline: outcome.timeline, metrics: outcome.metrics,
+                                               allMetrics: outcome.allMetrics)
+            queue.async { completionHandler(response) }
+        }
+        return self
+    }
+
+    /// Serializes the response with `responseSerializer` off the engine thread, then delivers it
+    /// once, on `queue` (the session's `callbackQueue` when `nil`).
+    @discardableResult
+    public func response<Serializer: DataResponseSerializerProtocol>(
+        queue: DispatchQueue? = nil,
+        responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        let queue = queue ?? core.session.callbackQueue
+        addSerializingHandler(responseSerializer) { response in
+            let box = UncheckedSendable(value: response)
+            queue.async { completionHandler(box.value) }
+        }
+        return self
+    }
+
+    /// Attaches a handler that validates and serializes, then passes the response to `deliver`
+    /// (on the serialization thread).
+    func addSerializingHandler<Serializer: DataResponseSerializerProtocol>(
+        _ serializer: Serializer,
+        start: Bool? = nil,
+        deliver: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
+    ) {
+        let validators = self.validators
+        core.transfer.addHandler(start: start ?? core.session.startRequestsImmediately) { outcome in
+            let error = outcome.error
+                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
+            let result = serializer.serializeResponse(outcome.request, outcome.response, outcome.data, error)
+            let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
+            deliver(DataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
+                                 result: result, timeline: timeline, metrics: outcome.metrics,
+                                 allMetrics: outcome.allMetrics))
+        }
+    }
+
+    /// Delivers the body as `Data`. An empty body is a success only for 204, 205 and `HEAD`.
+    @discardableResult
+    public func responseData(queue: DispatchQueue? = nil,
+                             completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer.data(), completionHandler: completionHandler)
+    }
+
+    /// Delivers the body as a `String`: in `encoding` if given, else the response's charset, else ISO-8859-1.
+    @discardableResult
+    public func responseString(queue: DispatchQueue? = nil, encoding: String.Encoding? = nil,
+                               completionHandler: @escaping @Sendable (DataResponse<String>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer.string(encoding: encoding),
+                 completionHandler: completionHandler)
+    }
+
+    /// Delivers the body parsed by `JSONSerialization` (`NSNull()` for an allowed empty body).
+    @discardableResult
+    public func responseJSON(queue: DispatchQueue? = nil, options: JSONSerialization.ReadingOptions = .allowFragments,
+                             completionHandler: @escaping @Sendable (DataResponse<Any>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer.json(options: options),
+                 completionHandler: completionHandler)
+    }
+
+    /// Delivers the body parsed by `PropertyListSerialization`.
+    @discardableResult
+    public func responsePropertyList(queue: DispatchQueue? = nil, options: PropertyListSerialization.ReadOptions = [],
+                                     completionHandler: @escaping @Sendable (DataResponse<Any>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer.propertyList(options: options),
+                 completionHandler: completionHandler)
+    }
+
+    /// Delivers the body decoded as `type` with `decoder` (a fresh `JSONDecoder()` per response by default).
+    @discardableResult
+    public func responseDecodable<T: Decodable & SendableMetatype>(of type: T.Type = T.self, queue: DispatchQueue? = nil,
+                                                decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
+                                                completionHandler: @escaping @Sendable (DataResponse<T>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer<T>.decodable(of: type, decoder: decoder),
+                 completionHandler: completionHandler)
+    }
+}

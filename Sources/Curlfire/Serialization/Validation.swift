@@ -1,0 +1,124 @@
+import Foundation
+import FoundationNetworking
+
+/// What a validation closure returns, as in Alamofire 4.
+public enum ValidationResult: Sendable {
+    /// The response is acceptable.
+    case success
+    /// The response is not acceptable, for this reason. A ``CurlfireError`` is kept as is; any
+    /// other error becomes ``CurlfireError/ResponseValidationFailureReason/customValidationFailed(error:)``.
+    case failure(Error)
+}
+
+/// A validation closure for a data request: it sees the request, the response and the body.
+typealias DataValidator = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
+
+extension DataRequest {
+    /// The signature of a custom validation closure.
+    public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
+
+    /// Adds a custom validation closure. Handlers attached after this call run it (in order with
+    /// the other validators) once the response arrives; the first failure becomes the response's error.
+    public func validate(_ validation: @escaping Validation) -> Self {
+        var copy = self
+        copy.validators.append(validation)
+        return copy
+    }
+
+    /// Accepts only status codes in `acceptableStatusCodes`; otherwise
+    /// ``CurlfireError/ResponseValidationFailureReason/unacceptableStatusCode(code:)``.
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Element == Int {
+        validate { _, response, _ in ResponseValidator.statusCode(response, acceptable: acceptableStatusCodes) }
+    }
+
+    /// Accepts only the given MIME types (`*/*` and `type/*` wildcards; parameters after `;` ignored).
+    /// Skipped when the body is empty; a missing `Content-Type` fails with `missingContentType`.
+    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @autoclosure @Sendable () -> S) -> Self
+    where S.Element == String {
+        validate { _, response, data in
+            ResponseValidator.contentType(response, data: data, acceptable: Array(acceptableContentTypes()))
+        }
+    }
+
+    /// Accepts status codes 200..<300 and, when the request has an `Accept` header, only the
+    /// content types it lists.
+    public func validate() -> Self {
+        validate { request, response, data in
+            if case let .failure(error) = ResponseValidator.statusCode(response, acceptable: 200..<300) {
+                return .failure(error)
+            }
+            return ResponseValidator.contentType(response, data: data,
+                                                 acceptable: ResponseValidator.acceptableContentTypes(of: request))
+        }
+    }
+}
+
+/// The validation rules, as pure functions (unit-tested without a network).
+enum ResponseValidator {
+    static func statusCode<S: Sequence>(_ response: HTTPURLResponse, acceptable: S) -> ValidationResult
+    where S.Element == Int {
+        if acceptable.contains(response.statusCode) { return .success }
+        return .failure(CurlfireError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+    }
+
+    static func contentType(_ response: HTTPURLResponse, data: Data?, acceptable: [String]) -> ValidationResult {
+        guard let data, !data.isEmpty else { return .success }
+        return contentType(response, acceptable: acceptable)
+    }
+
+    static func contentType(_ response: HTTPURLResponse, acceptable: [String]) -> ValidationResult {
+        guard let responseType = MIMEType(response.value(forHTTPHeaderField: "Content-Type") ?? "") else {
+            if acceptable.contains(where: { MIMEType($0)?.isWildcardAll == true }) { return .success }
+            return .failure(CurlfireError.responseValidationFailed(
+                reason: .missingContentType(acceptableContentTypes: acceptable)))
+        }
+        for type in acceptable {
+            if let acceptableType = MIMEType(type), acceptableType.matches(responseType) { return .success }
+        }
+        return .failure(CurlfireError.responseValidationFailed(
+            reason: .unacceptableContentType(acceptableContentTypes: acceptable,
+                                             responseContentType: responseType.description)))
+    }
+
+    /// The MIME types of the request's `Accept` header (quality parameters dropped), or `["*/*"]`.
+    static func acceptableContentTypes(of request: URLRequest?) -> [String] {
+        guard let accept = request?.value(forHTTPHeaderField: "Accept"), !accept.isEmpty else { return ["*/*"] }
+        return accept.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Runs validators in order; the first failure, as a ``CurlfireError``.
+    static func run(_ validators: [DataValidator], request: URLRequest?, response: HTTPURLResponse?,
+                    data: Data?) -> CurlfireError? {
+        guard let response else { return nil }
+        for validator in validators {
+            if case let .failure(error) = validator(request, response, data) {
+                return (error as? CurlfireError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+            }
+        }
+        return nil
+    }
+}
+
+/// A MIME type `type/subtype`, parameters dropped, compared case-insensitively.
+struct MIMEType: Equatable, CustomStringConvertible {
+    let type: String
+    let subtype: String
+
+    init?(_ string: String) {
+        let essence = string.split(separator: ";", maxSplits: 1).first?
+            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let parts = essence.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        type = String(parts[0])
+        subtype = String(parts[1])
+    }
+
+    var isWildcardAll: Bool { type == "*" && subtype == "*" }
+
+    /// Whether this (acceptable) type admits `other`: `*/*`, `type/*` or an exact match.
+    func matches(_ other: MIMEType) -> Bool {
+        (type == "*" || type == other.type) && (subtype == "*" || subtype == other.subtype)
+    }
+
+    var description: String { "\(type)/\(subtype)" }
+}
