@@ -57,13 +57,18 @@ extension URLRequest {
     ///   - url:     The URL, as anything ``URLConvertible``.
     ///   - method:  The HTTP method.
     ///   - headers: Headers to set, `nil` by default.
-    /// - Throws: ``CurlfireError/invalidURL(url:)`` when `url` is not a valid absolute URL.
+    /// - Throws: ``CurlfireError/invalidURL(url:)`` when `url` is not a valid absolute URL;
+    ///   ``CurlfireError/invalidHeader(name:)`` when a header holds CR, LF or NUL (Foundation would
+    ///   silently drop such a value; Curlfire refuses the request instead).
     public init(url: URLConvertible, method: HTTPMethod, headers: HTTPHeaders? = nil) throws {
         let url = try url.asURL()
         self.init(url: url)
         httpMethod = method.rawValue
         if let headers {
-            for header in headers { setValue(header.value, forHTTPHeaderField: header.name) }
+            for header in headers {
+                guard header.isInjectionSafe else { throw CurlfireError.invalidHeader(name: header.name) }
+                setValue(header.value, forHTTPHeaderField: header.name)
+            }
         }
     }
 

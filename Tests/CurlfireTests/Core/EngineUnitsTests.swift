@@ -1,0 +1,102 @@
+@testable import Curlfire
+import XCTest
+
+final class ResponseHeadTests: XCTestCase {
+    private func feed(_ head: inout ResponseHead, _ lines: [String]) {
+        for line in lines {
+            let bytes = Array((line + "\r\n").utf8)
+            bytes.withUnsafeBufferPointer { head.consume($0) }
+        }
+    }
+
+    func testThatTheLastHeadAfterRedirectsAndContinueWins() {
+        var head = ResponseHead()
+        feed(&head, ["HTTP/1.1 302 Found", "Location: /next", "", "HTTP/1.1 100 Continue", "",
+                     "HTTP/2 200", "content-type: text/plain", "Set-Cookie: a=1", "set-cookie: b=2", ""])
+        XCTAssertEqual(head.statusCode, 200)
+        XCTAssertEqual(head.httpVersion, "HTTP/2")
+        XCTAssertTrue(head.isComplete)
+        XCTAssertNil(head.value(for: "Location"))
+        XCTAssertEqual(head.value(for: "Content-Type"), "text/plain")
+        XCTAssertEqual(head.headerDictionary["Set-Cookie"], "a=1, b=2")
+        let response = head.makeResponse(url: URL(string: "http://example.test")!)
+        XCTAssertEqual(response?.statusCode, 200)
+    }
+
+    func testThatNoStatusLineMeansNoResponse() {
+        var head = ResponseHead()
+        feed(&head, ["garbage", ""])
+        XCTAssertNil(head.makeResponse(url: URL(string: "http://example.test")!))
+    }
+}
+
+final class HeadersAndErrorsTests: XCTestCase {
+    func testThatHeadersAreCaseInsensitiveAndOrdered() {
+        var headers: HTTPHeaders = ["Accept": "a", "X-One": "1"]
+        headers["accept"] = "b"
+        headers.add(.authorization(bearerToken: "t"))
+        XCTAssertEqual(headers.map(\.name), ["accept", "X-One", "Authorization"])
+        XCTAssertEqual(headers["ACCEPT"], "b")
+        XCTAssertEqual(headers["Authorization"], "Bearer t")
+        headers["x-one"] = nil
+        XCTAssertEqual(headers.count, 2)
+    }
+
+    func testThatBasicAuthorizationIsBase64OfUserColonPassword() {
+        XCTAssertEqual(HTTPHeader.authorization(username: "user", password: "pa:ss").value, "Basic dXNlcjpwYTpzcw==")
+    }
+
+    func testThatHeaderInjectionIsDetected() {
+        XCTAssertFalse(HTTPHeader(name: "X-Evil", value: "a\r\nInjected: 1").isInjectionSafe)
+        XCTAssertFalse(HTTPHeader(name: "X-Evil\n", value: "a").isInjectionSafe)
+        XCTAssertTrue(HTTPHeader(name: "X-Fine", value: "a b; c").isInjectionSafe)
+        // Foundation drops a value holding CR/LF silently but keeps such a name: both are refused.
+        var request = URLRequest(url: URL(string: "http://example.test")!)
+        request.setValue("v", forHTTPHeaderField: "X-Bad\r\nInjected")
+        guard case .invalidHeader? = RequestChecks.validate(request, body: .none, allowsBodyInGET: false) else {
+            return XCTFail("CR/LF in a header name must be rejected")
+        }
+        XCTAssertThrowsError(try URLRequest(url: "http://example.test", method: .get, headers: ["X-Bad": "v\r\nX: y"])) {
+            guard case .invalidHeader(name: "X-Bad")? = $0 as? CurlfireError else { return XCTFail("\($0)") }
+        }
+    }
+
+    func testThatABodyOnGETIsRejectedUnlessAllowed() {
+        let request = URLRequest(url: URL(string: "http://example.test")!)
+        guard case .bodyDataInGETRequest? = RequestChecks.validate(request, body: .data(Data("x".utf8)), allowsBodyInGET: false)
+        else { return XCTFail("GET with a body must be rejected") }
+        XCTAssertNil(RequestChecks.validate(request, body: .data(Data("x".utf8)), allowsBodyInGET: true))
+    }
+
+    func testThatMalformedURLStringsGiveInvalidURL() {
+        for string in ["", "not a url", "http://", "://missing-scheme", "http:///path-only"] {
+            XCTAssertThrowsError(try string.asURL(), string) { error in
+                guard case .invalidURL? = error as? CurlfireError else { return XCTFail("\(error)") }
+            }
+        }
+    }
+
+    func testThatCurlCodesMapToTypedCauses() {
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(28)), .timedOut)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(7)), .cannotConnect)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(6)), .cannotResolveHost)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(18)), .connectionLost)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(52)), .connectionLost)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(35)), .tlsHandshakeFailed)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(60)), .serverCertificateUntrusted)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(47)), .tooManyRedirects)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(8)), .badServerResponse)
+        XCTAssertEqual(CurlCodeMapping.transportErrorCode(for: .init(99)), .other(curlCode: 99))
+        XCTAssertFalse(CurlCodeMapping.message(for: .init(28)).isEmpty)
+    }
+
+    func testThatDefaultHeadersDescribeTheClient() {
+        let headers = SessionManager.defaultHTTPHeaders
+        XCTAssertTrue(headers["Accept-Encoding"]?.contains("gzip;q=") == true)
+        let agent = headers["User-Agent"] ?? ""
+        XCTAssertTrue(agent.contains("Curlfire/\(CurlfireVersion)"), agent)
+        XCTAssertTrue(agent.contains("libcurl/"), agent)
+        XCTAssertTrue(agent.contains("; Linux "), agent)
+        XCTAssertNotNil(headers["Accept-Language"])
+    }
+}
