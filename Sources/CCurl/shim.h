@@ -10,6 +10,7 @@
  */
 #include <curl/curl.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 
 /* --- callback types (named so Swift sees @convention(c) function types) --- */
 typedef size_t (*cfcurl_data_cb)(char *buffer, size_t size, size_t nitems, void *userdata);
@@ -49,5 +50,9 @@ static inline long cfcurl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC
 
 /* curl_multi_info_read returns a struct whose `data` is a union: read the result code here. */
 static inline CURLcode cfcurl_msg_result(const CURLMsg *msg) { return msg->data.result; }
+
+/* Names the calling thread (shown in /proc/<pid>/task/<tid>/comm, top, gdb): the engine thread is
+ * "curlfire-engine". pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc module does not set. */
+static inline void cfcurl_name_current_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 #endif

@@ -49,7 +49,7 @@ public final class SessionManager: @unchecked Sendable {
         self.configuration = configuration
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
-        engine = Engine(label: "org.curlfire.engine",
+        engine = Engine(label: "curlfire-engine",
                         maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
                         cookiesShared: configuration.httpShouldSetCookies)
     }

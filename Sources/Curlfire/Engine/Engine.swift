@@ -44,7 +44,10 @@ final class Engine: @unchecked Sendable {
         if maximumConnectionsPerHost > 0 {
             _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
         }
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            cfcurl_name_current_thread(String(label.prefix(15)))
+            run()
+        }
         thread.name = label
         thread.stackSize = 1 << 20
         self.thread = thread
