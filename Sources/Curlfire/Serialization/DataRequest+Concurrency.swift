@@ -18,8 +18,9 @@ public struct DataTask<Value>: Sendable {
         request.addSerializingHandler(serializer, start: true) { response in box.fulfil(response) }
     }
 
-    /// The whole response.
-    public var response: DataResponse<Value> {
+    /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`
+    /// of JSON) can be awaited from any actor.
+    nonisolated(nonsending) public var response: DataResponse<Value> {
         get async {
             let request = request
             return await withTaskCancellationHandler {
@@ -31,12 +32,12 @@ public struct DataTask<Value>: Sendable {
     }
 
     /// The result.
-    public var result: Result<Value, CurlfireError> {
+    nonisolated(nonsending) public var result: Result<Value, CurlfireError> {
         get async { await response.result }
     }
 
     /// The value, or the error thrown.
-    public var value: Value {
+    nonisolated(nonsending) public var value: Value {
         get async throws { try await result.get() }
     }
 
@@ -59,7 +60,7 @@ final class ResponseBox<Value>: @unchecked Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    var value: Value {
+    nonisolated(nonsending) var value: Value {
         get async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.lock()
