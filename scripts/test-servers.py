@@ -433,6 +433,8 @@ def start_nginx(state_dir, pki, deadline):
     nginx_dir, logs = state_dir / "nginx", state_dir / "logs"
     for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (nginx_dir / "tmp" / sub).mkdir(parents=True, exist_ok=True)
+    for stale in ("nginx.access.log", "nginx.error.log", "nginx.stderr.log"):
+        (logs / stale).unlink(missing_ok=True)
     user = ""
     if os.geteuid() == 0:  # workers would otherwise run as nobody and may not read the state dir
         import grp
@@ -487,7 +489,19 @@ def nginx_ready(http_port, https_port):
         return False
 
 
+def check_certificates(names, pki):
+    """Fail fast on an unreadable certificate/key pair (gunicorn would start, then fail every handshake)."""
+    for name in names:
+        if name in TLS_VARIANTS:
+            cert, key = TLS_VARIANTS[name]
+            try:
+                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(pki / cert, pki / key)
+            except (OSError, ssl.SSLError) as e:
+                raise Failure(f"{name}: cannot load {pki / cert} with {pki / key}: {e}")
+
+
 def start_gunicorns(names, state_dir, pki, deadline):
+    check_certificates(names, pki)
     client_ca = state_dir / "client-ca-bundle.pem"
     write_atomic(client_ca, (pki / "root-ca.pem").read_bytes() + (pki / "intermediate-ca.pem").read_bytes())
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
@@ -625,7 +639,7 @@ def describe(sd, state, pki):
         "large_file_size": None,
         "static_dir": None,
         "state_dir": str(sd.root),
-        "pids": [e["pid"] for e in servers.values()],
+        "pids": sorted(e["pid"] for e in servers.values()),
         "watchdog_pid": (state.get("watchdog") or {}).get("pid"),
     }
     if "nginx" in servers:
@@ -787,6 +801,8 @@ def cmd_selfcheck(args):
         ("valid, --crlfile", True, ca + ["--crlfile", str(pki / "crl.pem"), https["valid"] + "/get"]),
         ("mtls without client certificate", False, ca + [https["mtls"] + "/get"]),
         ("mtls with client certificate", True, ca + client + [https["mtls"] + "/get"]),
+        ("mtls with client.p12", True, ca + ["--cert-type", "P12", "--cert", f"{pki / 'client.p12'}:curlfire",
+                                            https["mtls"] + "/get"]),
     ]
     if servers.get("nginx_http"):
         large = Path(servers["large_file"])
