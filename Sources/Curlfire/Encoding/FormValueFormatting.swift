@@ -61,7 +61,7 @@ enum FormValueFormatting {
         return double.description
     }
 
-    /// Spells a `Float` like ``string(for:)-(Double)``, using `Float`'s own shortest spelling for
+    /// Spells a `Float` like the `Double` overload, using `Float`'s own shortest spelling for
     /// non-integral values (`Float(0.1)` → `0.1`, not `0.10000000149011612`).
     static func string(for float: Float) -> String? {
         guard float.isFinite else { return nil }

@@ -5,7 +5,7 @@ import FoundationNetworking
 ///
 /// Parts are appended in order and encoded either in memory with ``encode()`` or streamed to a file
 /// with ``writeEncodedData(to:)``, which reads files and streams in 1 MiB chunks and never holds a
-/// whole part in memory. ``SessionManager``'s multipart upload picks between the two with
+/// whole part in memory. `SessionManager`'s multipart upload picks between the two with
 /// ``encodingMemoryThreshold``.
 ///
 /// The body has this shape, with CRLF line ends:
@@ -143,7 +143,7 @@ public final class MultipartFormData: @unchecked Sendable {
 
     /// Appends the file at `fileURL` with the given file name and MIME type.
     ///
-    /// The file is only inspected now (see ``append(_:withName:)-(URL,_)`` for the failures recorded);
+    /// The file is only inspected now (see `append(_:withName:)` for files, which lists the failures recorded);
     /// its bytes are read when the form is encoded, up to the size it had when appended.
     ///
     /// - Parameters:

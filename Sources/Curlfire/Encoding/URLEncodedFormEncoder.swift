@@ -87,8 +87,8 @@ public struct URLEncodedFormEncoder: Sendable {
     /// Encodes `value` as the UTF-8 bytes of its form string.
     ///
     /// - Parameter value: The value; it must encode a keyed container at the top.
-    /// - Returns:         The UTF-8 bytes of ``encode(_:)-(Encodable)``'s string.
-    /// - Throws:          The errors of ``encode(_:)-(Encodable)``.
+    /// - Returns:         The UTF-8 bytes of the form string the `String` overload returns.
+    /// - Throws:          The errors of the `String` overload.
     public func encode(_ value: Encodable) throws -> Data {
         let string: String = try encode(value)
         return Data(string.utf8)
