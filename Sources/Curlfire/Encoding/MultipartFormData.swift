@@ -138,7 +138,7 @@ public final class MultipartFormData: @unchecked Sendable {
             return record(.multipartEncodingFailed(reason: .bodyPartMimeTypeMissing(for: fileURL)))
         }
         appendFile(fileURL, length: length, name: name, fileName: fileName,
-                   mimeType: MIMEType.type(forPathExtension: pathExtension))
+                   mimeType: MIMETypeTable.type(forPathExtension: pathExtension))
     }
 
     /// Appends the file at `fileURL` with the given file name and MIME type.

@@ -3,7 +3,7 @@ import FoundationNetworking
 
 /// MIME types for common file extensions. Linux has no system lookup (no `UTType`), so Curlfire
 /// carries its own table.
-enum MIMEType {
+enum MIMETypeTable {
     /// The MIME type for a path extension (case-insensitive), or `application/octet-stream` when the
     /// extension is not in the table.
     static func type(forPathExtension pathExtension: String) -> String {
