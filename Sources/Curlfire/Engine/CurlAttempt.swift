@@ -42,6 +42,9 @@ final class CurlAttempt: @unchecked Sendable {
     private var sinkFailed = false
     /// Set by the engine when the attempt was cancelled.
     var cancelled = false
+    /// Set by the engine while the transfer is suspended. The data callbacks then ask libcurl to
+    /// pause: `curl_easy_pause` alone is lost when it lands before the transfer has begun.
+    var paused = false
 
     init(transfer: Transfer, request: URLRequest, body: UploadBody, options: TransferOptions, sink: ResponseSink,
          startTime: TimeInterval) {
@@ -232,14 +235,20 @@ final class CurlAttempt: @unchecked Sendable {
         return true
     }
 
-    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if sink.write(bytes) { return true }
+    /// Outcome of offering a chunk to the sink.
+    enum WriteOutcome { case accepted, paused, failed }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
+        if paused { return .paused }
+        if sink.write(bytes) { return .accepted }
         sinkFailed = true
-        return false
+        return .failed
     }
 
-    func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
-        reader.read(into: buffer, capacity: capacity)
+    /// Bytes copied, 0 at the end, -1 on error, `nil` to pause.
+    func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
+        if paused { return nil }
+        return reader.read(into: buffer, capacity: capacity)
     }
 
     func seekBody(to offset: Int64) -> Bool { reader.seek(to: offset) }

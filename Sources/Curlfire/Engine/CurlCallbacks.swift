@@ -10,7 +10,11 @@ let curlfireWriteCallback: cfcurl_data_cb = { buffer, size, count, userdata in
     guard let userdata else { return 0 }
     let attempt = Unmanaged<CurlAttempt>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    return attempt.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+    switch attempt.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) {
+    case .accepted: return length
+    case .paused: return cfcurl_writefunc_pause() // libcurl keeps the chunk and delivers it again on resume
+    case .failed: return 0
+    }
 }
 
 /// `CURLOPT_HEADERFUNCTION`: one header line (status line included), CRLF-terminated.
@@ -26,7 +30,9 @@ let curlfireHeaderCallback: cfcurl_data_cb = { buffer, size, count, userdata in
 let curlfireReadCallback: cfcurl_data_cb = { buffer, size, count, userdata in
     guard let userdata, let buffer else { return cfcurl_readfunc_abort() }
     let attempt = Unmanaged<CurlAttempt>.fromOpaque(userdata).takeUnretainedValue()
-    let read = attempt.readBody(into: UnsafeMutableRawPointer(buffer), capacity: size * count)
+    guard let read = attempt.readBody(into: UnsafeMutableRawPointer(buffer), capacity: size * count) else {
+        return cfcurl_readfunc_pause()
+    }
     return read >= 0 ? read : cfcurl_readfunc_abort()
 }
 

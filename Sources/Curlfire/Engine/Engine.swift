@@ -114,10 +114,12 @@ final class Engine: @unchecked Sendable {
             }
         case let .pause(transfer):
             for attempt in active.values where attempt.transfer === transfer {
+                attempt.paused = true
                 if let easy = attempt.easy { curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_ALL) }
             }
         case let .unpause(transfer):
             for attempt in active.values where attempt.transfer === transfer {
+                attempt.paused = false
                 if let easy = attempt.easy { curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_CONT) }
             }
         }
@@ -142,7 +144,7 @@ final class Engine: @unchecked Sendable {
             recycle(easy)
             attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_FAILED_INIT))
         } else if attempt.transfer.isSuspended {
-            curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_ALL)
+            attempt.paused = true
         }
     }
 
