@@ -7,32 +7,52 @@ import FoundationNetworking
 /// attached to any of them run once each, in the order attached, after that transfer. Validators
 /// are captured by each handler when it is attached. The transfer starts with the first handler
 /// (or `resume()` when the session's `startRequestsImmediately` is `false`).
-public struct DataRequest: Request {
+public struct DataRequest: DataTransferRequest {
     var core: RequestCore
     var validators: [DataValidator] = []
 
     init(core: RequestCore) { self.core = core }
 
+    /// `self`: a data request is its own underlying data request.
+    public var _dataRequest: DataRequest {
+        get { self }
+        set { self = newValue }
+    }
+
+}
+
+/// A request whose response body is collected in memory: ``DataRequest`` and ``UploadRequest``.
+///
+/// Every chain method (validation, response handlers, async serializers, progress, modifiers) is
+/// written once on this protocol and returns `Self`, so an `UploadRequest` chain stays an
+/// `UploadRequest`.
+public protocol DataTransferRequest: Request {
+    /// The data request underneath (for an `UploadRequest`, the one carrying its body). Used by
+    /// the chain methods; not meant to be called directly.
+    var _dataRequest: DataRequest { get set }
+}
+
+extension DataTransferRequest {
     /// The request as sent by the latest attempt, or as built before it started.
-    public var request: URLRequest? { core.transfer.request }
+    public var request: URLRequest? { _dataRequest.core.transfer.request }
     /// The latest response.
-    public var response: HTTPURLResponse? { core.transfer.response }
+    public var response: HTTPURLResponse? { _dataRequest.core.transfer.response }
     /// How many times the request was retried.
-    public var retryCount: Int { core.transfer.retryCount }
+    public var retryCount: Int { _dataRequest.core.transfer.retryCount }
     /// The session that runs the request.
-    public var session: SessionManager { core.session }
+    public var session: SessionManager { _dataRequest.core.session }
 
     /// Cancels the transfer; handlers receive ``CurlfireError/explicitlyCancelled``. Any thread, any time.
-    @discardableResult public func cancel() -> Self { core.transfer.cancel(); return self }
+    @discardableResult public func cancel() -> Self { _dataRequest.core.transfer.cancel(); return self }
     /// Pauses the transfer until `resume()`.
-    @discardableResult public func suspend() -> Self { core.transfer.suspend(); return self }
+    @discardableResult public func suspend() -> Self { _dataRequest.core.transfer.suspend(); return self }
     /// Starts the transfer, or continues it after `suspend()`.
-    @discardableResult public func resume() -> Self { core.transfer.resume(); return self }
+    @discardableResult public func resume() -> Self { _dataRequest.core.transfer.resume(); return self }
 
     /// `"GET https://host/path (200)"`; the status appears once the response has arrived.
-    public var description: String { core.description }
+    public var description: String { _dataRequest.core.description }
     /// The request as a runnable `curl` command line (credentials redacted).
-    public var debugDescription: String { core.debugDescription }
+    public var debugDescription: String { _dataRequest.core.debugDescription }
 
     // MARK: - Request-shaping modifiers (each gives a new, not yet started transfer)
 
@@ -40,7 +60,7 @@ public struct DataRequest: Request {
     /// Gives a request with a new transfer.
     public func authenticate(user: String, password: String) -> Self {
         var copy = self
-        copy.core = core.reshaped { $0.credential = (user, password) }
+        copy._dataRequest.core = _dataRequest.core.reshaped { $0.credential = (user, password) }
         return copy
     }
 
@@ -48,7 +68,7 @@ public struct DataRequest: Request {
     /// Gives a request with a new transfer.
     public func adapt(using adapter: RequestAdapter) -> Self {
         var copy = self
-        copy.core = core.reshaped { $0.adapters.append(adapter) }
+        copy._dataRequest.core = _dataRequest.core.reshaped { $0.adapters.append(adapter) }
         return copy
     }
 
@@ -56,7 +76,7 @@ public struct DataRequest: Request {
     /// Gives a request with a new transfer.
     public func allowingBodyInGET() -> Self {
         var copy = self
-        copy.core = core.reshaped { $0.allowsBodyInGET = true }
+        copy._dataRequest.core = _dataRequest.core.reshaped { $0.allowsBodyInGET = true }
         return copy
     }
 
@@ -68,7 +88,7 @@ public struct DataRequest: Request {
     @discardableResult
     public func downloadProgress(queue: DispatchQueue? = nil,
                                  closure: @escaping @Sendable (Progress) -> Void) -> Self {
-        core.transfer.addDownloadProgress(queue: queue ?? core.session.callbackQueue, closure)
+        _dataRequest.core.transfer.addDownloadProgress(queue: queue ?? _dataRequest.core.session.callbackQueue, closure)
         return self
     }
 
@@ -77,7 +97,7 @@ public struct DataRequest: Request {
     @discardableResult
     public func uploadProgress(queue: DispatchQueue? = nil,
                                closure: @escaping @Sendable (Progress) -> Void) -> Self {
-        core.transfer.addUploadProgress(queue: queue ?? core.session.callbackQueue, closure)
+        _dataRequest.core.transfer.addUploadProgress(queue: queue ?? _dataRequest.core.session.callbackQueue, closure)
         return self
     }
 }

@@ -23,6 +23,25 @@ extension SessionManager {
         return request(built)
     }
 
+    /// Creates a data request whose `Encodable` parameters are encoded by `encoder`.
+    ///
+    /// - Parameters:
+    ///   - url:        The URL.
+    ///   - method:     The method. `.get` by default.
+    ///   - parameters: The value to encode. `nil` by default.
+    ///   - encoder:    How to encode it. `URLEncodedFormParameterEncoder.default` by default.
+    ///   - headers:    Headers, added to the session's defaults. `nil` by default.
+    public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMethod = .get,
+                                               parameters: Parameters? = nil,
+                                               encoder: ParameterEncoder = URLEncodedFormParameterEncoder.default,
+                                               headers: HTTPHeaders? = nil) -> DataRequest {
+        let built = Self.build { () throws -> URLRequest in
+            let request = try URLRequest(url: url, method: method, headers: headers)
+            return try encoder.encode(parameters, into: request)
+        }
+        return request(built)
+    }
+
     /// Creates a data request from anything that produces a `URLRequest`.
     public func request(_ urlRequest: URLRequestConvertible) -> DataRequest {
         request(Self.build { try urlRequest.asURLRequest() })
@@ -35,7 +54,7 @@ extension SessionManager {
 
     func dataSpec(_ built: Result<URLRequest, CurlfireError>) -> Transfer.Spec {
         var spec = Transfer.Spec(urlRequest: built.map(prepare))
-        if case let .success(request) = spec.urlRequest, let body = request.httpBody {
+        if case let .success(request) = spec.urlRequest, let body = request.httpBody, !body.isEmpty {
             spec.body = .data(body)
         }
         spec.adapters = sessionAdapters
@@ -61,6 +80,14 @@ extension SessionManager {
 public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                     encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil) -> DataRequest {
     SessionManager.default.request(url, method: method, parameters: parameters, encoding: encoding, headers: headers)
+}
+
+/// Creates a data request with `Encodable` parameters on ``SessionManager/default``; see
+/// ``SessionManager/request(_:method:parameters:encoder:headers:)``.
+public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                                           encoder: ParameterEncoder = URLEncodedFormParameterEncoder.default,
+                                           headers: HTTPHeaders? = nil) -> DataRequest {
+    SessionManager.default.request(url, method: method, parameters: parameters, encoder: encoder, headers: headers)
 }
 
 /// Creates a data request from a `URLRequestConvertible` on ``SessionManager/default``.

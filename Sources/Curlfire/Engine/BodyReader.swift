@@ -91,9 +91,8 @@ final class BodyReader {
         }
     }
 
-    /// Removes a temporary upload file once the request is over, when asked to.
+    /// Closes the file. The transfer removes a temporary upload file when it ends (a retry reads it again).
     func finish() {
         if fd >= 0 { close(fd); fd = -1 }
-        if case let .file(url, true) = body { try? FileManager.default.removeItem(at: url) }
     }
 }

@@ -273,7 +273,17 @@ final class Transfer: @unchecked Sendable {
         complete(outcome)
     }
 
+    deinit {
+        removeTemporaryBody()
+    }
+
+    /// Removes the body file the transfer owns (an encoded multipart form), once.
+    private func removeTemporaryBody() {
+        if case let .file(url, true) = spec.body { try? FileManager.default.removeItem(at: url) }
+    }
+
     private func complete(_ outcome: TransferOutcome) {
+        removeTemporaryBody()
         lock.lock()
         phase = .finished(outcome)
         let drainNow = !handlers.isEmpty && !draining

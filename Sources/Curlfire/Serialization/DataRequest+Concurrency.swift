@@ -77,31 +77,31 @@ final class ResponseBox<Value>: @unchecked Sendable {
     }
 }
 
-extension DataRequest {
+extension DataTransferRequest {
     /// Awaits the body as `Data`.
     public func serializingData() -> DataTask<Data> {
-        DataTask(request: self, serializer: DataResponseSerializer.data())
+        DataTask(request: _dataRequest, serializer: DataResponseSerializer.data())
     }
 
     /// Awaits the body as a `String` (see ``responseString(queue:encoding:completionHandler:)``).
     public func serializingString(encoding: String.Encoding? = nil) -> DataTask<String> {
-        DataTask(request: self, serializer: DataResponseSerializer.string(encoding: encoding))
+        DataTask(request: _dataRequest, serializer: DataResponseSerializer.string(encoding: encoding))
     }
 
     /// Awaits the body parsed by `JSONSerialization`.
     public func serializingJSON(options: JSONSerialization.ReadingOptions = .allowFragments) -> DataTask<Any> {
-        DataTask(request: self, serializer: DataResponseSerializer.json(options: options))
+        DataTask(request: _dataRequest, serializer: DataResponseSerializer.json(options: options))
     }
 
     /// Awaits the body decoded as `type`.
     public func serializingDecodable<T: Decodable & SendableMetatype>(_ type: T.Type = T.self,
                                                    decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) -> DataTask<T> {
-        DataTask(request: self, serializer: DataResponseSerializer<T>.decodable(of: type, decoder: decoder))
+        DataTask(request: _dataRequest, serializer: DataResponseSerializer<T>.decodable(of: type, decoder: decoder))
     }
 
     /// Awaits a response serialized by `serializer`.
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(using serializer: Serializer)
         -> DataTask<Serializer.SerializedObject> {
-        DataTask(request: self, serializer: serializer)
+        DataTask(request: _dataRequest, serializer: serializer)
     }
 }

@@ -1,15 +1,15 @@
 import Foundation
 import FoundationNetworking
 
-extension DataRequest {
+extension DataTransferRequest {
     /// Delivers the unserialized response once, on `queue` (the session's `callbackQueue` when
     /// `nil`). Validators attached before this call decide its `error`.
     @discardableResult
     public func response(queue: DispatchQueue? = nil,
                          completionHandler: @escaping @Sendable (DefaultDataResponse) -> Void) -> Self {
-        let validators = self.validators
-        let queue = queue ?? core.session.callbackQueue
-        core.transfer.addHandler(start: core.session.startRequestsImmediately) { outcome in
+        let validators = _dataRequest.validators
+        let queue = queue ?? _dataRequest.core.session.callbackQueue
+        _dataRequest.core.transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately) { outcome in
             let error = outcome.error
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
             let response = DefaultDataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
@@ -28,7 +28,7 @@ extension DataRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        let queue = queue ?? core.session.callbackQueue
+        let queue = queue ?? _dataRequest.core.session.callbackQueue
         addSerializingHandler(responseSerializer) { response in
             let box = UncheckedSendable(value: response)
             queue.async { completionHandler(box.value) }
@@ -43,8 +43,8 @@ extension DataRequest {
         start: Bool? = nil,
         deliver: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
     ) {
-        let validators = self.validators
-        core.transfer.addHandler(start: start ?? core.session.startRequestsImmediately) { outcome in
+        let validators = _dataRequest.validators
+        _dataRequest.core.transfer.addHandler(start: start ?? _dataRequest.core.session.startRequestsImmediately) { outcome in
             let error = outcome.error
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
             let result = serializer.serializeResponse(outcome.request, outcome.response, outcome.data, error)

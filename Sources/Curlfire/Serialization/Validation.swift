@@ -13,7 +13,7 @@ public enum ValidationResult: Sendable {
 /// A validation closure for a data request: it sees the request, the response and the body.
 typealias DataValidator = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
 
-extension DataRequest {
+extension DataTransferRequest {
     /// The signature of a custom validation closure.
     public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
 
@@ -21,7 +21,7 @@ extension DataRequest {
     /// the other validators) once the response arrives; the first failure becomes the response's error.
     public func validate(_ validation: @escaping Validation) -> Self {
         var copy = self
-        copy.validators.append(validation)
+        copy._dataRequest.validators.append(validation)
         return copy
     }
 

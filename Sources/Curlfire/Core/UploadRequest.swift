@@ -1,0 +1,112 @@
+import Foundation
+import FoundationNetworking
+
+/// A request that sends a body from memory, a file (streamed from disk, never read whole) or a
+/// multipart form, and collects the response in memory. Everything a ``DataRequest`` chain has,
+/// with ``DataTransferRequest/uploadProgress(queue:closure:)`` reporting the bytes sent.
+public struct UploadRequest: DataTransferRequest {
+    /// The data request carrying the body.
+    public var _dataRequest: DataRequest
+
+    init(_ request: DataRequest) { _dataRequest = request }
+}
+
+extension SessionManager {
+    /// Uploads `data` to `url` (`POST` by default).
+    public func upload(_ data: Data, to url: URLConvertible, method: HTTPMethod = .post,
+                       headers: HTTPHeaders? = nil) -> UploadRequest {
+        upload(.data(data), built: Self.build { try URLRequest(url: url, method: method, headers: headers) })
+    }
+
+    /// Uploads `data` with the given request.
+    public func upload(_ data: Data, with urlRequest: URLRequestConvertible) -> UploadRequest {
+        upload(.data(data), built: Self.build { try urlRequest.asURLRequest() })
+    }
+
+    /// Uploads the file at `fileURL` to `url` (`POST` by default), streaming it from disk.
+    /// A missing or unreadable file fails the request with ``CurlfireError/uploadableReadFailed(path:message:)``.
+    public func upload(_ fileURL: URL, to url: URLConvertible, method: HTTPMethod = .post,
+                       headers: HTTPHeaders? = nil) -> UploadRequest {
+        upload(fileBody(fileURL), built: Self.build { try URLRequest(url: url, method: method, headers: headers) })
+    }
+
+    /// Uploads the file at `fileURL` with the given request, streaming it from disk.
+    public func upload(_ fileURL: URL, with urlRequest: URLRequestConvertible) -> UploadRequest {
+        upload(fileBody(fileURL), built: Self.build { try urlRequest.asURLRequest() })
+    }
+
+    /// Uploads a multipart form built by `multipartFormData` to `url` (`POST` by default).
+    ///
+    /// The form is encoded when this is called: in memory below `encodingMemoryThreshold` bytes,
+    /// else into a temporary file that is streamed and removed when the request ends (completed,
+    /// failed or cancelled) or is released without ever starting. `Content-Type` is set to the
+    /// form's `multipart/form-data; boundary=…` unless the headers name one.
+    ///
+    /// - Parameters:
+    ///   - multipartFormData:       Appends the form's parts.
+    ///   - encodingMemoryThreshold: Forms at least this long are encoded to disk. 10 MB by default.
+    ///   - url:                     The URL.
+    ///   - method:                  The method. `.post` by default.
+    ///   - headers:                 Headers. `nil` by default.
+    public func upload(multipartFormData: (MultipartFormData) -> Void,
+                       usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+                       to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil) -> UploadRequest {
+        let form = MultipartFormData()
+        multipartFormData(form)
+        return upload(multipartFormData: form, usingThreshold: encodingMemoryThreshold, to: url, method: method,
+                      headers: headers)
+    }
+
+    /// Uploads an already built multipart form; see ``upload(multipartFormData:usingThreshold:to:method:headers:)-(closure)``.
+    public func upload(multipartFormData: MultipartFormData,
+                       usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+                       to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil) -> UploadRequest {
+        let built = Self.build { () throws -> URLRequest in
+            var request = try URLRequest(url: url, method: method, headers: headers)
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(multipartFormData.contentType, forHTTPHeaderField: "Content-Type")
+            }
+            return request
+        }
+        let body: UploadBody
+        do {
+            switch try multipartFormData.makeUploadable(threshold: encodingMemoryThreshold,
+                                                        temporaryDirectory: FileManager.default.temporaryDirectory) {
+            case let .data(data): body = .data(data)
+            case let .file(fileURL, remove): body = .file(fileURL, removeAfterUpload: remove)
+            }
+        } catch {
+            let failure = (error as? CurlfireError) ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))
+            return upload(.none, built: .failure(failure))
+        }
+        return upload(body, built: built)
+    }
+
+    private func fileBody(_ fileURL: URL) -> UploadBody { .file(fileURL, removeAfterUpload: false) }
+
+    private func upload(_ body: UploadBody, built: Result<URLRequest, CurlfireError>) -> UploadRequest {
+        var spec = dataSpec(built)
+        spec.body = body
+        return UploadRequest(DataRequest(core: RequestCore(session: self, spec: spec)))
+    }
+}
+
+/// Uploads `data` on ``SessionManager/default``.
+public func upload(_ data: Data, to url: URLConvertible, method: HTTPMethod = .post,
+                   headers: HTTPHeaders? = nil) -> UploadRequest {
+    SessionManager.default.upload(data, to: url, method: method, headers: headers)
+}
+
+/// Uploads a file on ``SessionManager/default``, streaming it from disk.
+public func upload(_ fileURL: URL, to url: URLConvertible, method: HTTPMethod = .post,
+                   headers: HTTPHeaders? = nil) -> UploadRequest {
+    SessionManager.default.upload(fileURL, to: url, method: method, headers: headers)
+}
+
+/// Uploads a multipart form on ``SessionManager/default``.
+public func upload(multipartFormData: (MultipartFormData) -> Void,
+                   usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+                   to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil) -> UploadRequest {
+    SessionManager.default.upload(multipartFormData: multipartFormData, usingThreshold: encodingMemoryThreshold,
+                                  to: url, method: method, headers: headers)
+}
