@@ -72,6 +72,14 @@ extension DataTransferRequest {
         return copy
     }
 
+    /// Adds a retrier asked after this request's failed attempts, before the session's.
+    /// Gives a request with a new transfer.
+    public func retry(using retrier: RequestRetrier) -> Self {
+        var copy = self
+        copy._dataRequest.core = _dataRequest.core.reshaped { $0.retriers.insert(retrier, at: 0) }
+        return copy
+    }
+
     /// Allows a body on a `GET` request (refused by default with ``CurlfireError/bodyDataInGETRequest``).
     /// Gives a request with a new transfer.
     public func allowingBodyInGET() -> Self {

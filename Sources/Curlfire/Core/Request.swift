@@ -33,6 +33,13 @@ struct RequestCore: Sendable {
         transfer = Transfer(session: session, spec: spec)
     }
 
+    /// A core for an existing transfer (the request a retrier is asked about).
+    init(session: SessionManager, spec: Transfer.Spec, transfer: Transfer) {
+        self.session = session
+        self.spec = spec
+        self.transfer = transfer
+    }
+
     /// A core with a changed spec and a new, not yet started transfer.
     func reshaped(_ change: (inout Transfer.Spec) -> Void) -> RequestCore {
         var spec = self.spec

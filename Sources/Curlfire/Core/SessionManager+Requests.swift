@@ -58,6 +58,7 @@ extension SessionManager {
             spec.body = .data(body)
         }
         spec.adapters = sessionAdapters
+        spec.retriers = sessionRetriers
         return spec
     }
 

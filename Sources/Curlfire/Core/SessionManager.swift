@@ -27,6 +27,12 @@ public final class SessionManager: @unchecked Sendable {
         set { state.withLock { $0.adapter = newValue } }
     }
 
+    /// Decides whether failed attempts of the session's requests are retried. `nil` by default.
+    public var retrier: RequestRetrier? {
+        get { state.withLock { $0.retrier } }
+        set { state.withLock { $0.retrier = newValue } }
+    }
+
     /// Whether requests start as soon as a response handler is attached (`true`, the default) or
     /// wait for `resume()`.
     public var startRequestsImmediately: Bool {
@@ -102,12 +108,16 @@ public final class SessionManager: @unchecked Sendable {
 
     /// Adapters that apply to every request of the session.
     var sessionAdapters: [any RequestAdapter] { adapter.map { [$0] } ?? [] }
+
+    /// Retriers that apply to every request of the session.
+    var sessionRetriers: [any RequestRetrier] { retrier.map { [$0] } ?? [] }
 }
 
 /// The session's mutable settings, behind a lock.
 final class SessionState: @unchecked Sendable {
     struct Values {
         var adapter: RequestAdapter?
+        var retrier: RequestRetrier?
         var startRequestsImmediately = true
     }
 

@@ -29,6 +29,8 @@ final class Transfer: @unchecked Sendable {
         var makeSink: @Sendable () -> ResponseSink = { MemorySink() }
         var credential: (user: String, password: String)?
         var adapters: [any RequestAdapter] = []
+        /// Asked in order after a failed attempt; the first that says "retry" wins.
+        var retriers: [any RequestRetrier] = []
         var allowsBodyInGET = false
     }
 
@@ -258,9 +260,59 @@ final class Transfer: @unchecked Sendable {
         if let metrics = result.metrics { metricsHistory.append(metrics) }
         outcome.allMetrics = metricsHistory
         if let response = result.response { currentResponse = response }
+        let cancelled = cancelRequested
         lock.unlock()
+        if !cancelled, !spec.retriers.isEmpty, let retryError = Self.retryableError(outcome) {
+            // Never on the engine thread: a retrier may take its time.
+            let failed = outcome
+            DispatchQueue.global().async { self.consultRetriers(self.spec.retriers[...], error: retryError, outcome: failed) }
+            return
+        }
         if outcome.error == nil { reportFinalProgress(result) }
         complete(outcome)
+    }
+
+    /// The error a retrier is asked about: a transport failure, or a status code of 400 or more.
+    private static func retryableError(_ outcome: TransferOutcome) -> CurlfireError? {
+        switch outcome.error {
+        case .explicitlyCancelled?, .sessionDeinitialized?: return nil
+        case let error?: return error
+        case nil:
+            guard let status = outcome.response?.statusCode, status >= 400 else { return nil }
+            return .responseValidationFailed(reason: .unacceptableStatusCode(code: status))
+        }
+    }
+
+    private func consultRetriers(_ retriers: ArraySlice<any RequestRetrier>, error: CurlfireError, outcome: TransferOutcome) {
+        guard let retrier = retriers.first else {
+            complete(outcome)
+            return
+        }
+        let request = DataRequest(core: RequestCore(session: session, spec: spec, transfer: self))
+        let once = OnceFlag()
+        retrier.should(session, retry: request, with: error) { shouldRetry, delay in
+            guard once.claim() else { return }
+            guard shouldRetry else {
+                self.consultRetriers(retriers.dropFirst(), error: error, outcome: outcome)
+                return
+            }
+            if self.lock.withLock({ self.cancelRequested }) {
+                self.complete(Self.cancelled(outcome))
+                return
+            }
+            let retry: @Sendable () -> Void = { self.beginAttempt() }
+            if delay > 0 {
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: retry)
+            } else {
+                DispatchQueue.global().async(execute: retry)
+            }
+        }
+    }
+
+    private static func cancelled(_ outcome: TransferOutcome) -> TransferOutcome {
+        var outcome = outcome
+        outcome.error = .explicitlyCancelled
+        return outcome
     }
 
     private func finish(error: CurlfireError, request: URLRequest?) {
@@ -282,6 +334,7 @@ final class Transfer: @unchecked Sendable {
         if case let .file(url, true) = spec.body { try? FileManager.default.removeItem(at: url) }
     }
 
+    /// Completes the transfer: no more attempts; handlers run.
     private func complete(_ outcome: TransferOutcome) {
         removeTemporaryBody()
         lock.lock()
@@ -323,6 +376,21 @@ final class Transfer: @unchecked Sendable {
                 progress.completedUnitCount = completed
                 closure(progress)
             }
+        }
+    }
+}
+
+/// Lets a completion closure run its effect once, however often it is called.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    /// `true` the first time only.
+    func claim() -> Bool {
+        lock.withLock {
+            if claimed { return false }
+            claimed = true
+            return true
         }
     }
 }
