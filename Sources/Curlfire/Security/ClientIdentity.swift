@@ -113,9 +113,10 @@ public struct ClientIdentity: Sendable, Hashable {
         return nil
     }
 
+    /// Runs `body` with the password as a NUL-terminated C string. No password is passed as "" rather
+    /// than `NULL`: with `NULL` OpenSSL would prompt on the terminal for an encrypted key.
     private func withPassword<T>(_ body: (UnsafeMutableRawPointer?) -> T) -> T {
-        guard let password else { return body(nil) }
-        var bytes = Array(password.utf8CString)
+        var bytes = Array((password ?? "").utf8CString)
         defer { for index in bytes.indices { bytes[index] = 0 } }
         return bytes.withUnsafeMutableBytes { body($0.baseAddress) }
     }
