@@ -49,7 +49,7 @@ final class TrustStore: @unchecked Sendable {
         return paths
     }
 
-    private static func loadSystemRoots() -> TrustStore {
+    static func loadSystemRoots() -> TrustStore {
         let store = X509_STORE_new()!
         for path in systemBundleCandidates where FileManager.default.isReadableFile(atPath: path) {
             if X509_STORE_load_file(store, path) == 1 {

@@ -51,15 +51,26 @@ enum Expected: Equatable, CustomStringConvertible {
     }
 }
 
-/// Counts the trust cases evaluated across the suite (reported by `TrustCaseCountTests`).
+/// Counts the trust cases evaluated across the suite; the total is printed when the test bundle finishes.
 enum TrustCaseCounter {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var count = 0
+    nonisolated(unsafe) private static var reporter: Reporter?
 
     static func add(_ number: Int = 1) {
         lock.lock()
         count += number
+        let register = reporter == nil
+        if register { reporter = Reporter() }
+        let observer = reporter
         lock.unlock()
+        if register, let observer { XCTestObservationCenter.shared.addTestObserver(observer) }
+    }
+
+    private final class Reporter: NSObject, XCTestObservation {
+        func testBundleDidFinish(_ testBundle: Bundle) {
+            print("[trust-cases] \(TrustCaseCounter.total) trust evaluations checked")
+        }
     }
 
     static var total: Int {
