@@ -28,20 +28,20 @@ enum ChainVerifier {
     ///
     /// Partial chains are accepted: an anchor may be an intermediate or the leaf itself. The purpose is
     /// "TLS server". `certificates` and the CRLs in `revocation` are parameters, so they outlive the
-    /// `X509_STORE_CTX` that borrows their OpenSSL objects (freed by the `defer` above them).
+    /// `X509_STORE_CTX` that borrows their OpenSSL objects.
     static func verify(
         _ certificates: [Certificate], store: TrustStore, at date: Date?,
         revocation: Revocation? = nil, wantChain: Bool = false
     ) -> Result<Verified, Failure> {
         guard let leaf = certificates.first else { return .failure(Failure(code: X509_V_ERR_UNSPECIFIED)) }
-        guard let context = X509_STORE_CTX_new() else { return .failure(Failure(code: X509_V_ERR_OUT_OF_MEM)) }
-        defer { X509_STORE_CTX_free(context) }
+        // Defers run in reverse: the context is freed before the stacks it borrows.
+        var crls: OpaquePointer?
+        defer { if let crls { cfssl_sk_X509_CRL_free(crls) } }  // the stack only; the CRLs belong to `revocation`
         guard let untrusted = cfssl_sk_X509_new_null() else { return .failure(Failure(code: X509_V_ERR_OUT_OF_MEM)) }
         defer { cfssl_sk_X509_free(untrusted) }  // the stack only; the certificates belong to `certificates`
         for certificate in certificates.dropFirst() { _ = cfssl_sk_X509_push(untrusted, certificate.handle.pointer) }
-
-        var crls: OpaquePointer?
-        defer { if let crls { cfssl_sk_X509_CRL_free(crls) } }
+        guard let context = X509_STORE_CTX_new() else { return .failure(Failure(code: X509_V_ERR_OUT_OF_MEM)) }
+        defer { X509_STORE_CTX_free(context) }
 
         let result: Result<Verified, Failure> = withExtendedLifetime(certificates) {
             guard X509_STORE_CTX_init(context, store.pointer, leaf.handle.pointer, untrusted) == 1 else {

@@ -226,6 +226,12 @@ final class LockedBox<Value>: @unchecked Sendable {
         lock.unlock()
     }
 
+    func mutate(_ change: (inout Value) -> Void) {
+        lock.lock()
+        change(&value)
+        lock.unlock()
+    }
+
     func get() -> Value {
         lock.lock()
         defer { lock.unlock() }
