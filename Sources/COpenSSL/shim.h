@@ -26,4 +26,20 @@ static inline GENERAL_NAME *cfssl_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_N
 static inline void cfssl_GENERAL_NAMES_free(STACK_OF(GENERAL_NAME) *sk) { GENERAL_NAMES_free(sk); }
 static inline int cfssl_sk_X509_CRL_num(const STACK_OF(X509_CRL) *sk) { return sk_X509_CRL_num(sk); }
 
+/* sk_X509_CRL_value is a safestack macro too. */
+static inline X509_CRL *cfssl_sk_X509_CRL_value(const STACK_OF(X509_CRL) *sk, int i) { return sk_X509_CRL_value(sk, i); }
+/* BIO_get_mem_data is a macro over BIO_ctrl. */
+static inline long cfssl_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
+/* OPENSSL_free is a macro that passes __FILE__/__LINE__. */
+static inline void cfssl_OPENSSL_free(void *p) { OPENSSL_free(p); }
+/* XN_FLAG_RFC2253 is an OR of other macros and does not import. */
+static inline unsigned long cfssl_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+/* SSL_CTX_set_tlsext_status_type is a macro over SSL_CTX_ctrl. */
+static inline long cfssl_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) { return SSL_CTX_set_tlsext_status_type(ctx, type); }
+
+/* A caller-owned CRL stack for X509_STORE_CTX_set0_crls (the stack, not the CRLs, is freed). */
+static inline STACK_OF(X509_CRL) *cfssl_sk_X509_CRL_new_null(void) { return sk_X509_CRL_new_null(); }
+static inline int cfssl_sk_X509_CRL_push(STACK_OF(X509_CRL) *sk, X509_CRL *crl) { return sk_X509_CRL_push(sk, crl); }
+static inline void cfssl_sk_X509_CRL_free(STACK_OF(X509_CRL) *sk) { sk_X509_CRL_free(sk); }
+
 #endif

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Maps hosts to the ``ServerTrustPolicy`` used for them.
+///
+/// Keys are host names or IP addresses, compared case-insensitively, or wildcards such as
+/// `"*.example.com"`, which match exactly one more label: `api.example.com`, but neither
+/// `example.com` nor `a.b.example.com`. An exact key wins over a wildcard. A host with no policy is
+/// evaluated as ``ServerTrustPolicy/performDefaultEvaluation(validateHost:)`` with `validateHost: true`.
+///
+/// Subclass and override ``serverTrustPolicy(forHost:)`` for other matching rules. The manager is
+/// immutable after `init`; an override must be safe to call from the session's engine thread.
+open class ServerTrustPolicyManager: @unchecked Sendable {
+    /// The policies, keyed by host or wildcard pattern, as given.
+    public let policies: [String: ServerTrustPolicy]
+
+    private let exact: [String: ServerTrustPolicy]
+    private let wildcards: [String: ServerTrustPolicy]  // keyed by the suffix after "*.", lowercased
+
+    /// Creates a manager.
+    ///
+    /// - Parameter policies: policies keyed by host (`"api.example.com"`, `"127.0.0.1"`) or wildcard
+    ///                       (`"*.example.com"`). Of keys differing only in case, one is kept.
+    public init(policies: [String: ServerTrustPolicy]) {
+        self.policies = policies
+        var exact: [String: ServerTrustPolicy] = [:]
+        var wildcards: [String: ServerTrustPolicy] = [:]
+        for (key, policy) in policies.sorted(by: { $0.key < $1.key }) {
+            let lowered = Self.normalized(key)
+            if lowered.hasPrefix("*."), lowered.count > 2 {
+                wildcards[String(lowered.dropFirst(2))] = policy
+            } else {
+                exact[lowered] = policy
+            }
+        }
+        self.exact = exact
+        self.wildcards = wildcards
+    }
+
+    /// The policy for a host: an exact key first, then a one-label wildcard.
+    ///
+    /// - Parameter host: the host name or IP address of the request's URL.
+    /// - Returns: the policy, or `nil` when none applies (the session then uses default evaluation).
+    open func serverTrustPolicy(forHost host: String) -> ServerTrustPolicy? {
+        let name = Self.normalized(host)
+        if let policy = exact[name] { return policy }
+        guard let dot = name.firstIndex(of: "."), dot != name.startIndex else { return nil }
+        return wildcards[String(name[name.index(after: dot)...])]
+    }
+
+    private static func normalized(_ host: String) -> String {
+        var name = host.lowercased()
+        if name.hasSuffix("."), name.count > 1 { name.removeLast() }
+        return name
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+@testable import Curlfire
+
+/// The test PKI of `scripts/make-test-pki.sh`, generated once per test process into a temporary directory.
+enum TrustTestPKI {
+    /// The repository root, found from this file's path (`Tests/CurlfireTests/Trust/…`).
+    static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The generated directory, or the generator's failure output.
+    static let generated: Result<URL, TrustTestPKIError> = generate()
+
+    /// The directory holding the PKI; fails the calling test if generation failed.
+    static func directory(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        switch generated {
+        case let .success(url): return url
+        case let .failure(error):
+            XCTFail("test PKI generation failed: \(error.output)", file: file, line: line)
+            throw error
+        }
+    }
+
+    /// The URL of one generated file.
+    static func url(_ name: String) throws -> URL { try directory().appendingPathComponent(name) }
+
+    /// Every certificate in one generated PEM file, leaf first.
+    static func chain(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> [Certificate] {
+        let certificates = Certificate.certificates(fromPEM: try Data(contentsOf: url(name)))
+        XCTAssertFalse(certificates.isEmpty, "\(name) holds no certificate", file: file, line: line)
+        return certificates
+    }
+
+    /// The first certificate of one generated PEM file.
+    static func certificate(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> Certificate {
+        try XCTUnwrap(chain(name, file: file, line: line).first, file: file, line: line)
+    }
+
+    /// The CRLs of `crl.pem`.
+    static func revocationLists() throws -> [CertificateRevocationList] {
+        CertificateRevocationList.revocationLists(fromPEM: try Data(contentsOf: url("crl.pem")))
+    }
+
+    /// Runs a command and returns its standard output, or `nil` when it exits non-zero.
+    static func run(_ launchPath: String, _ arguments: [String], input: Data? = nil) -> Data? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: launchPath)
+        process.arguments = arguments
+        let output = Pipe(), inputPipe = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        if input != nil { process.standardInput = inputPipe }
+        do { try process.run() } catch { return nil }
+        if let input {
+            inputPipe.fileHandleForWriting.write(input)
+            try? inputPipe.fileHandleForWriting.close()
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? data : nil
+    }
+
+    private static func generate() -> Result<URL, TrustTestPKIError> {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("curlfire-trust-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        let script = repositoryRoot.appendingPathComponent("scripts/make-test-pki.sh").path
+        guard run("/bin/bash", [script, directory.path]) != nil,
+              FileManager.default.fileExists(atPath: directory.appendingPathComponent(".complete").path) else {
+            return .failure(TrustTestPKIError(output: "\(script) \(directory.path) failed"))
+        }
+        return .success(directory)
+    }
+}
+
+/// Generating the test PKI failed.
+struct TrustTestPKIError: Error {
+    let output: String
+}
