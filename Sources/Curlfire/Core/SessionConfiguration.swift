@@ -65,6 +65,11 @@ public struct SessionConfiguration: Sendable {
     public var maximumRedirects: Int = 16
     /// libcurl's receive buffer in bytes; larger buffers make large downloads faster. 512 KiB by default.
     public var receiveBufferSize: Int = 512 * 1024
+    /// Connects to another address for a host name, as curl's `--connect-to`: `["api.example.com":
+    /// "127.0.0.1"]` sends requests for `api.example.com` (any port) to 127.0.0.1 while TLS (SNI,
+    /// certificate checks, trust policies) and the `Host` header still use `api.example.com`.
+    /// Empty by default.
+    public var connectTo: [String: String] = [:]
     /// Root certificates to trust instead of the system's (a private CA). Empty by default: the system roots.
     public var trustedRootCertificates: [Certificate] = []
     /// A client certificate and key for mutual TLS. `nil` by default.

@@ -90,17 +90,39 @@ public final class SessionManager: @unchecked Sendable {
         options.proxy = configuration.proxy
         options.credential = credential
         options.receiveBufferSize = configuration.receiveBufferSize
+        options.connectTo = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
         options.reportsProgress = reportsProgress
         if request.url?.scheme?.lowercased() == "https" {
             options.trust = trustConfigurator(forHost: request.url?.host ?? "")
+            if let identity = configuration.clientIdentity {
+                options.clientCertificate = ClientCertificateFiles(
+                    certificatePath: identity.certificatePath, keyPath: identity.privateKeyPath,
+                    password: identity.password, type: identity.format.rawValue)
+            }
         }
         return options
     }
 
-    /// The trust configurator for a host, created once and kept for the session's life so a
-    /// host's policy never changes under a live connection or a cached TLS session.
+    /// The trust bridge for a host, or `nil` when libcurl's own verification applies (no policy for
+    /// the host and no private roots).
+    ///
+    /// Asked once per host and kept for the session's life, so a host's policy never changes under
+    /// a live connection or a cached TLS session: libcurl's connection-reuse and session-resumption
+    /// keys ignore the verify callback, so a policy that changed would be bypassed on reuse.
+    /// Sessions never share connections or TLS sessions (one multi and share handle each).
     func trustConfigurator(forHost host: String) -> (any TLSContextConfiguring)? {
-        nil
+        let key = host.lowercased()
+        return state.withLock { values -> (any TLSContextConfiguring)? in
+            if let cached = values.trustBridges[key] { return cached }
+            let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
+            guard policy != nil || !configuration.trustedRootCertificates.isEmpty else {
+                values.trustBridges[key] = .some(nil)
+                return nil
+            }
+            let bridge = TLSTrustBridge(host: key, policy: policy, trustedRoots: configuration.trustedRootCertificates)
+            values.trustBridges[key] = .some(bridge)
+            return bridge
+        }
     }
 
     /// Called when a transfer finished (for bookkeeping such as notifications).
@@ -119,6 +141,8 @@ final class SessionState: @unchecked Sendable {
         var adapter: RequestAdapter?
         var retrier: RequestRetrier?
         var startRequestsImmediately = true
+        /// The trust bridge per host (`.some(nil)`: libcurl's default verification), fixed at first use.
+        var trustBridges: [String: TLSTrustBridge?] = [:]
     }
 
     private let lock = NSLock()

@@ -33,6 +33,7 @@ final class CurlAttempt: @unchecked Sendable {
 
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var connectToList: UnsafeMutablePointer<curl_slist>?
     private var head = ResponseHead()
     private var firstByteTime: TimeInterval?
     private var tls: (version: String?, cipher: String?) = (nil, nil)
@@ -66,6 +67,7 @@ final class CurlAttempt: @unchecked Sendable {
 
     deinit {
         if let headerList { curl_slist_free_all(headerList) }
+        if let connectToList { curl_slist_free_all(connectToList) }
         errorBuffer.deallocate()
     }
 
@@ -187,6 +189,10 @@ final class CurlAttempt: @unchecked Sendable {
             set(cfcurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1))
         }
         if options.cookiesEnabled { set(cfcurl_easy_setopt_string(handle, CURLOPT_COOKIEFILE, "")) }
+        if !options.connectTo.isEmpty {
+            for entry in options.connectTo { connectToList = curl_slist_append(connectToList, entry) }
+            set(cfcurl_easy_setopt_slist(handle, CURLOPT_CONNECT_TO, connectToList))
+        }
         if options.receiveBufferSize > 0 {
             set(cfcurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, options.receiveBufferSize))
         }
@@ -209,6 +215,7 @@ final class CurlAttempt: @unchecked Sendable {
             set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0))
             set(cfcurl_easy_setopt_sslctx_cb(handle, curlfireSSLContextCallback))
             set(cfcurl_easy_setopt_ptr(handle, CURLOPT_SSL_CTX_DATA, Unmanaged.passUnretained(trust as AnyObject).toOpaque()))
+            if trust.requiresStapledOCSP { set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYSTATUS, 1)) }
         } else {
             set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         }
@@ -305,11 +312,29 @@ final class CurlAttempt: @unchecked Sendable {
                              startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now)
     }
 
+    /// Why libcurl's own verification (no policy for the host) rejected the server, from OpenSSL's
+    /// verify result; a zero result with a failure means libcurl's host-name check refused it.
+    private func defaultVerificationFailure(_ easy: UnsafeMutableRawPointer) -> CurlfireError.ServerTrustFailureReason {
+        let result = CurlInfo.long(easy, CURLINFO_SSL_VERIFYRESULT)
+        switch Int32(result) {
+        case X509_V_OK: return .hostMismatch
+        case X509_V_ERR_CERT_HAS_EXPIRED: return .certificateExpired
+        case X509_V_ERR_CERT_NOT_YET_VALID: return .certificateNotYetValid
+        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH: return .hostMismatch
+        case X509_V_ERR_CERT_REVOKED: return .revoked(message: String(cString: X509_verify_cert_error_string(result)))
+        default: return .chainInvalid(verifyError: result, message: String(cString: X509_verify_cert_error_string(result)))
+        }
+    }
+
     private func mapError(_ code: CURLcode) -> CurlfireError {
         if let failure = reader.failure { return failure }
+        let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
            let trust = options.trust, let reason = trust.lastFailure {
-            return .serverTrustEvaluationFailed(host: request.url?.host ?? "", reason: reason)
+            return .serverTrustEvaluationFailed(host: host, reason: reason)
+        }
+        if code == CURLE_PEER_FAILED_VERIFICATION, options.trust == nil, let easy {
+            return .serverTrustEvaluationFailed(host: host, reason: defaultVerificationFailure(easy))
         }
         var message = CurlCodeMapping.message(for: code)
         if errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }

@@ -27,6 +27,9 @@ final class Engine: @unchecked Sendable {
     // Engine-thread state.
     private var active: [ObjectIdentifier: CurlAttempt] = [:]
     private var pool: [UnsafeMutableRawPointer] = []
+    /// Every trust bridge a handle was configured with: cached connections keep an unretained
+    /// pointer to theirs in their `SSL_CTX`, so they live until the multi handle is cleaned up.
+    private var trustKeepAlive: [ObjectIdentifier: AnyObject] = [:]
     private static let poolLimit = 64
 
     /// Creates the engine and starts its thread.
@@ -131,6 +134,9 @@ final class Engine: @unchecked Sendable {
             return
         }
         active[ObjectIdentifier(attempt)] = attempt
+        if let trust = attempt.options.trust {
+            trustKeepAlive[ObjectIdentifier(trust as AnyObject)] = trust as AnyObject
+        }
         if let error = attempt.configure(easy: easy, share: share) {
             active[ObjectIdentifier(attempt)] = nil
             recycle(easy)
@@ -208,5 +214,6 @@ final class Engine: @unchecked Sendable {
         pool.removeAll()
         curl_multi_cleanup(multi)
         if let share { curl_share_cleanup(share) }
+        trustKeepAlive.removeAll()
     }
 }

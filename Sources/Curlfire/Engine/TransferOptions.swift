@@ -8,7 +8,11 @@ protocol TLSContextConfiguring: AnyObject, Sendable {
     func install(onSSLContext context: UnsafeMutableRawPointer) -> Bool
     /// Why the most recent handshake was rejected, if it was.
     var lastFailure: CurlfireError.ServerTrustFailureReason? { get }
+    /// Whether libcurl must require and check a stapled OCSP response (`CURLOPT_SSL_VERIFYSTATUS`).
+    var requiresStapledOCSP: Bool { get }
 }
+
+extension TLSTrustBridge: TLSContextConfiguring {}
 
 /// The transport settings of one attempt, resolved from the session's configuration and the
 /// request before the attempt reaches the engine.
@@ -35,6 +39,8 @@ struct TransferOptions: Sendable {
     var trust: (any TLSContextConfiguring)?
     /// Client certificate for mutual TLS.
     var clientCertificate: ClientCertificateFiles?
+    /// `CURLOPT_CONNECT_TO` entries (`HOST::ADDRESS:`).
+    var connectTo: [String] = []
     /// libcurl's receive buffer size in bytes.
     var receiveBufferSize = 0
     /// Whether progress callbacks are needed.
