@@ -73,6 +73,14 @@ final class CurlAttempt: @unchecked Sendable {
 
     // MARK: - Configuration (engine thread)
 
+    /// The first option libcurl refused while configuring, with the source line that set it.
+    private var refused: (code: CURLcode, line: Int)?
+
+    /// Records a refused option (the first one is reported as the attempt's error).
+    private func set(_ code: CURLcode, line: Int = #line) {
+        if code != CURLE_OK, refused == nil { refused = (code, line) }
+    }
+
     /// Configures `easy` for this attempt. Returns an error instead of starting when a setting is refused.
     func configure(easy: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?) -> CurlfireError? {
         self.easy = easy
@@ -82,8 +90,7 @@ final class CurlAttempt: @unchecked Sendable {
         isHTTPS = url.scheme?.lowercased() == "https"
         if let failure = reader.open() { return failure }
 
-        var ok = true
-        func set(_ code: CURLcode) { if code != CURLE_OK { ok = false } }
+
         set(cfcurl_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString))
         set(cfcurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
         set(cfcurl_easy_setopt_ptr(handle, CURLOPT_PRIVATE, me))
@@ -97,20 +104,22 @@ final class CurlAttempt: @unchecked Sendable {
         set(cfcurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(cfcurl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         set(cfcurl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, options.maximumRedirects))
-        configureMethodAndBody(handle, set: set)
-        configureHeaders(handle, set: set)
-        configureTimeouts(handle, set: set)
-        configureTransport(handle, set: set)
-        configureTLS(handle, set: set)
+        configureMethodAndBody(handle)
+        configureHeaders(handle)
+        configureTimeouts(handle)
+        configureTransport(handle)
+        configureTLS(handle)
         if options.reportsProgress {
             set(cfcurl_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
             set(cfcurl_easy_setopt_xferinfo_cb(handle, curlfireProgressCallback))
             set(cfcurl_easy_setopt_ptr(handle, CURLOPT_XFERINFODATA, me))
         }
-        return ok ? nil : .sessionTaskFailed(code: .other(curlCode: 48), message: "libcurl refused an option")
+        guard let refused else { return nil }
+        return .sessionTaskFailed(code: CurlCodeMapping.transportErrorCode(for: refused.code),
+                                  message: "libcurl refused an option (\(CurlCodeMapping.message(for: refused.code)), CurlAttempt.swift:\(refused.line))")
     }
 
-    private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+    private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer) {
         let method = request.httpMethod?.uppercased() ?? "GET"
         let hasBody = !(reader.isEmptyBody)
         switch method {
@@ -134,7 +143,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
-    private func configureHeaders(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+    private func configureHeaders(_ handle: UnsafeMutableRawPointer) {
         var list: UnsafeMutablePointer<curl_slist>?
         var sawExpect = false
         var sawContentType = false
@@ -166,7 +175,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
-    private func configureTimeouts(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+    private func configureTimeouts(_ handle: UnsafeMutableRawPointer) {
         let idle = max(options.requestTimeout, 0.001)
         set(cfcurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000)))
         // An idle timeout: fail when fewer than 1 byte/s arrive for `idle` seconds (whole seconds in libcurl).
@@ -177,7 +186,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
-    private func configureTransport(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+    private func configureTransport(_ handle: UnsafeMutableRawPointer) {
         switch options.httpVersion {
         case .http1_1: set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1))
         case .http2PriorKnowledge:
@@ -194,7 +203,9 @@ final class CurlAttempt: @unchecked Sendable {
             set(cfcurl_easy_setopt_slist(handle, CURLOPT_CONNECT_TO, connectToList))
         }
         if options.receiveBufferSize > 0 {
-            set(cfcurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, options.receiveBufferSize))
+            // libcurl 7.88 refuses a new size once the handle has allocated its buffer (a pooled
+            // handle); pooled handles belong to this session, whose size they already have.
+            _ = cfcurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, options.receiveBufferSize)
         }
         switch options.proxy {
         case .environment: break // libcurl reads http_proxy, https_proxy, no_proxy
@@ -204,7 +215,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
-    private func configureTLS(_ handle: UnsafeMutableRawPointer, set: (CURLcode) -> Void) {
+    private func configureTLS(_ handle: UnsafeMutableRawPointer) {
         guard isHTTPS else { return }
         set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         // Keep CAINFO (the system bundle) but drop Debian's CA directory: libcurl then caches the
