@@ -350,7 +350,13 @@ final class CurlAttempt: @unchecked Sendable {
         var message = CurlCodeMapping.message(for: code)
         if errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }
         if sinkFailed, let sinkError = (sink as? FailableSink)?.failure { return sinkError }
-        return .sessionTaskFailed(code: CurlCodeMapping.transportErrorCode(for: code), message: message)
+        var transport = CurlCodeMapping.transportErrorCode(for: code)
+        // libcurl has no dedicated codes for these malformed replies; its message names them.
+        if (code == CURLE_UNSUPPORTED_PROTOCOL && message.contains("HTTP/0.9"))
+            || (code == CURLE_OUT_OF_MEMORY && message.contains("header")) {
+            transport = .badServerResponse
+        }
+        return .sessionTaskFailed(code: transport, message: message)
     }
 
 }

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""A misbehaving HTTP(S) server for Curlfire's fault tests (Python standard library only).
+
+Listens on 127.0.0.1, port 0; prints one JSON line {"http": PORT, "https": PORT} once ready.
+Each path is one fault:
+
+  /reset-before-status   read the request, then reset the connection (RST) without a byte
+  /reset-after-headers   send a head declaring 100000 bytes, then reset
+  /reset-mid-body        send the head and half the body, then reset
+  /short-body            declare 100000 bytes, send 50000, then close cleanly (FIN)
+  /bad-chunked           chunked encoding with an invalid chunk size
+  /bad-status            a status line that is not HTTP
+  /bad-header            a header line without a colon, containing a NUL byte
+  /huge-headers          one response header line of 110 KB
+  /slowloris             a body trickled at one byte per second
+  /stall                 send the head, then nothing, forever
+  /never-answer          accept and read the request, never answer
+  /redirect-loop         302 to itself, forever
+  /continue-odd          an unsolicited 100 Continue, then a second 100, then close
+  /ok                    a normal 200 with a small body (a control)
+  /half-then-close?size=N   Content-Length N, ETag, Accept-Ranges; sends N/2 bytes then closes;
+                          honours Range (206) on the next request so a resume can finish
+  /ignore-range?size=N    Content-Length N, ETag; always 200 with the whole body, ignoring Range
+
+On the HTTPS port (--cert/--key given), every connection completes the TLS handshake and is then
+closed without reading or answering.
+
+With --parent-pid the server exits when that process does.
+"""
+import argparse
+import json
+import os
+import socket
+import ssl
+import struct
+import sys
+import threading
+import time
+from urllib.parse import urlsplit, parse_qs
+
+
+def body_bytes(size):
+    """Deterministic content: byte i is (i * 31 + 7) mod 256."""
+    return bytes(((i * 31 + 7) & 0xFF) for i in range(size))
+
+
+def read_request(conn):
+    data = b""
+    conn.settimeout(10)
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None, {}
+        data += chunk
+        if len(data) > 1 << 20:
+            return None, {}
+    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+    lines = head.split("\r\n")
+    parts = lines[0].split(" ")
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    return (parts[1] if len(parts) > 1 else "/"), headers
+
+
+def reset(conn):
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    conn.close()
+
+
+def serve(conn):
+    try:
+        path, headers = read_request(conn)
+        if path is None:
+            conn.close()
+            return
+        url = urlsplit(path)
+        query = parse_qs(url.query)
+        route = url.path
+        size = int(query.get("size", ["100000"])[0])
+        if route == "/reset-before-status":
+            reset(conn)
+        elif route == "/reset-after-headers":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: application/octet-stream\r\n\r\n")
+            time.sleep(0.1)
+            reset(conn)
+        elif route == "/reset-mid-body":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: application/octet-stream\r\n\r\n")
+            conn.sendall(body_bytes(50000))
+            time.sleep(0.1)
+            reset(conn)
+        elif route == "/short-body":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: application/octet-stream\r\n\r\n")
+            conn.sendall(body_bytes(50000))
+            conn.shutdown(socket.SHUT_WR)
+            conn.close()
+        elif route == "/bad-chunked":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nnot a chunk\r\n0\r\n\r\n")
+            conn.close()
+        elif route == "/bad-status":
+            conn.sendall(b"HTTX/9.9 two hundred OK\r\nContent-Length: 2\r\n\r\nok")
+            conn.close()
+        elif route == "/bad-header":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nThis line has no colon\x00 and a NUL\r\n\r\nok")
+            conn.close()
+        elif route == "/huge-headers":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n")
+            conn.sendall(b"X-Filler: " + b"a" * 110000 + b"\r\n")
+            conn.sendall(b"\r\nok")
+            conn.close()
+        elif route == "/slowloris":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n")
+            for _ in range(1000):
+                conn.sendall(b"x")
+                time.sleep(1)
+            conn.close()
+        elif route == "/stall":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n")
+            time.sleep(3600)
+        elif route == "/never-answer":
+            time.sleep(3600)
+        elif route == "/redirect-loop":
+            conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: /redirect-loop\r\nContent-Length: 0\r\n\r\n")
+            # keep-alive: serve the follow-ups on this connection
+            serve(conn)
+            return
+        elif route == "/continue-odd":
+            conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n")
+            time.sleep(0.1)
+            conn.close()
+        elif route == "/ok":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok")
+            conn.close()
+        elif route == "/half-then-close":
+            content = body_bytes(size)
+            etag = b'"fault-%d"' % size
+            rng = headers.get("range")
+            if rng and rng.startswith("bytes=") and headers.get("if-range", etag.decode()) == etag.decode():
+                start = int(rng[6:].split("-")[0])
+                if start >= size:
+                    conn.sendall(b"HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */%d\r\nContent-Length: 0\r\n\r\n" % size)
+                else:
+                    part = content[start:]
+                    conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\nETag: %s\r\nAccept-Ranges: bytes\r\n\r\n"
+                                 % (len(part), start, size - 1, size, etag) + part)
+                conn.close()
+            else:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nETag: %s\r\nAccept-Ranges: bytes\r\nContent-Type: application/octet-stream\r\n\r\n"
+                             % (size, etag))
+                conn.sendall(content[: size // 2])
+                time.sleep(0.05)
+                conn.close()
+        elif route == "/ignore-range":
+            content = body_bytes(size)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nETag: \"fault-ignore\"\r\nContent-Type: application/octet-stream\r\n\r\n" % size + content)
+            conn.close()
+        else:
+            conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            conn.close()
+    except OSError:
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+
+def accept_loop(listener, handler):
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=handler, args=(conn,), daemon=True).start()
+
+
+def tls_handler(context):
+    def handle(conn):
+        try:
+            tls = context.wrap_socket(conn, server_side=True)
+            tls.do_handshake()
+            time.sleep(0.05)
+            tls.close()
+        except (OSError, ssl.SSLError):
+            conn.close()
+    return handle
+
+
+def listen():
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    return sock
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
+    parser.add_argument("--parent-pid", type=int)
+    args = parser.parse_args()
+    http = listen()
+    ports = {"http": http.getsockname()[1]}
+    threading.Thread(target=accept_loop, args=(http, serve), daemon=True).start()
+    if args.cert and args.key:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.cert, args.key)
+        https = listen()
+        ports["https"] = https.getsockname()[1]
+        threading.Thread(target=accept_loop, args=(https, tls_handler(context)), daemon=True).start()
+    print(json.dumps(ports), flush=True)
+    sys.stdout.close()
+    original_parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if args.parent_pid and not parent_alive(args.parent_pid, original_parent):
+            return
+
+
+def parent_alive(pid, original_parent):
+    """Whether the watched process still runs. A dead process can linger as a zombie when nothing
+    reaps it (PID 1 of some sandboxes does not), so kill(pid, 0) alone is not enough: check that we
+    were not reparented and that /proc does not show the process as a zombie."""
+    if pid == original_parent and os.getppid() != original_parent:
+        return False
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+if __name__ == "__main__":
+    main()
