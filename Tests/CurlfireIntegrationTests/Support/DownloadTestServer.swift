@@ -87,3 +87,10 @@ func fileSize(_ url: URL?) -> Int {
     else { return -1 }
     return size.intValue
 }
+
+/// `true` the first time `claim()` is called, from any thread; `false` afterwards.
+final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+    func claim() -> Bool { lock.withLock { defer { claimed = true }; return !claimed } }
+}
