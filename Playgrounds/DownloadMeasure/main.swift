@@ -6,7 +6,8 @@
 //
 // Prints one line per run: the client, the bytes, the seconds, GB/s, and (for Curlfire) the peak
 // RSS (VmHWM, reset before each run through /proc/self/clear_refs) and its growth over the RSS
-// before the run. Files go to the temporary directory and are removed after each run.
+// before the run. Files go to the temporary directory (`TMPDIR=/dev/shm` to take the disk out of
+// the comparison) and are removed after each run.
 
 import Curlfire
 import Foundation
@@ -19,7 +20,12 @@ func kilobytes(_ field: String) -> Int {
     return -1
 }
 
-func resetPeak() { FileManager.default.createFile(atPath: "/proc/self/clear_refs", contents: Data("5".utf8)) }
+func fileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : -1
+}
+
+func resetPeak() { _ = FileManager.default.createFile(atPath: "/proc/self/clear_refs", contents: Data("5".utf8)) }
 
 func curlfireRun(_ url: URL, session: SessionManager) async -> (bytes: Int, seconds: Double, peakKB: Int, growthKB: Int) {
     resetPeak()
@@ -32,7 +38,7 @@ func curlfireRun(_ url: URL, session: SessionManager) async -> (bytes: Int, seco
         print("Curlfire download failed: \(response.debugDescription)")
         exit(1)
     }
-    let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)??.intValue ?? -1
+    let size = fileSize(file.path)
     try? FileManager.default.removeItem(at: file)
     return (size, seconds, peak, peak - before)
 }
@@ -49,7 +55,7 @@ func curlRun(_ url: URL) -> (bytes: Int, seconds: Double) {
     }
     process.waitUntilExit()
     let seconds = Date().timeIntervalSince(start)
-    let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)??.intValue ?? -1
+    let size = fileSize(file.path)
     try? FileManager.default.removeItem(at: file)
     return (size, seconds)
 }
@@ -63,12 +69,18 @@ guard arguments.count >= 2, let url = URL(string: arguments[1]) else {
 }
 let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
 let session = SessionManager()
-print("receive buffer \(session.configuration.receiveBufferSize / 1024) KiB; RSS at start \(kilobytes("VmRSS")) KiB")
+print("temporary directory \(FileManager.default.temporaryDirectory.path); receive buffer \(session.configuration.receiveBufferSize / 1024) KiB; RSS at start \(kilobytes("VmRSS")) KiB")
+// Alternate which client goes first, so neither always inherits the other's dirty pages.
 for round in 1...rounds {
-    let ours = await curlfireRun(url, session: session)
-    print(String(format: "round %d Curlfire: %d bytes in %.3f s = %@; peak RSS %d KiB (growth %d KiB)",
-                 round, ours.bytes, ours.seconds, rate(ours.bytes, ours.seconds), ours.peakKB, ours.growthKB))
-    let theirs = curlRun(url)
-    print(String(format: "round %d curl -o: %d bytes in %.3f s = %@", round, theirs.bytes, theirs.seconds,
-                 rate(theirs.bytes, theirs.seconds)))
+    for client in round % 2 == 1 ? ["Curlfire", "curl"] : ["curl", "Curlfire"] {
+        if client == "curl" {
+            let theirs = curlRun(url)
+            print(String(format: "round %d curl -o:  %ld bytes in %.3f s = %@", round, theirs.bytes, theirs.seconds,
+                         rate(theirs.bytes, theirs.seconds)))
+        } else {
+            let ours = await curlfireRun(url, session: session)
+            print(String(format: "round %d Curlfire: %ld bytes in %.3f s = %@; peak RSS %d KiB (growth %d KiB)",
+                         round, ours.bytes, ours.seconds, rate(ours.bytes, ours.seconds), ours.peakKB, ours.growthKB))
+        }
+    }
 }

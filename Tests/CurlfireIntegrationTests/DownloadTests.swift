@@ -134,12 +134,15 @@ final class DownloadTests: XCTestCase {
 
     func testThatAsyncSerializersReadTheDownloadedFile() async throws {
         struct Slideshow: Decodable, Sendable { struct Show: Decodable, Sendable { let title: String }; let slideshow: Show }
-        let decoded = try await Curlfire.download(try Live.httpbin("/json")).validate()
+        let decoded = try await Curlfire.download(try Live.httpbin("/json"), to: to(directory.appendingPathComponent("a")))
+            .validate()
             .serializingDecodable(Slideshow.self).value
         XCTAssertEqual(decoded.slideshow.title, "Sample Slide Show")
-        let text = try await Curlfire.download(try Live.httpbin("/robots.txt")).serializingString().value
+        let text = try await Curlfire.download(try Live.httpbin("/robots.txt"), to: to(directory.appendingPathComponent("b")))
+            .serializingString().value
         XCTAssertTrue(text.contains("Disallow: /deny"), text)
-        let json = try await Curlfire.download(try Live.httpbin("/get?a=1")).serializingJSON().value
+        let json = try await Curlfire.download(try Live.httpbin("/get?a=1"), to: to(directory.appendingPathComponent("c")))
+            .serializingJSON().value
         XCTAssertEqual(((json as? [String: Any])?["args"] as? [String: Any])?["a"] as? String, "1")
         let fileURL = try await Curlfire.download(URLRequest(url: URL(string: try Live.httpbin("/bytes/10"))!))
             .serializingDownloadedFileURL().value

@@ -203,9 +203,6 @@ final class FileSink: ResponseSink, FailableSink, ResponseHeadObserver {
         }
     }
 
-    /// Whether the sink wrote (or kept) this download's bytes in ``fileURL``.
-    var wroteFile: Bool { positioned || holdsPartialOfEarlierTransfer }
-
     /// Resume data for the bytes on disk, when the transfer can be continued: a `GET` whose entity
     /// has a strong `ETag` or a `Last-Modified` date, and a body not content-encoded.
     func resumeData(for request: URLRequest?) -> Data? {
