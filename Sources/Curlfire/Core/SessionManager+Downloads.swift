@@ -116,10 +116,11 @@ enum DownloadFinisher {
         if outcome.error != nil {
             let resumeData = sink.resumeData(for: outcome.request)
             let keep = resumeData != nil || sink.holdsPartialOfEarlierTransfer
-            if !keep { unlink(sink.fileURL.path) }
+            if keep { sink.keepFile() } else { unlink(sink.fileURL.path) }
             outcome.download = DownloadFiles(temporaryURL: keep ? sink.fileURL : nil, resumeData: resumeData)
             return outcome
         }
+        sink.keepFile()
         var files = DownloadFiles(temporaryURL: sink.fileURL)
         if let destination, let response = outcome.response {
             let (destinationURL, options) = destination(sink.fileURL, response)

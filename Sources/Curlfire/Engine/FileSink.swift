@@ -72,6 +72,7 @@ final class FileSink: ResponseSink, FailableSink, ResponseHeadObserver {
     private var entityLength: Int64?
     /// Why the sink refused or failed (a write error, a refused range).
     private(set) var failure: CurlfireError?
+    private var kept = false
 
     init(plan: Plan) {
         self.plan = plan
@@ -81,7 +82,15 @@ final class FileSink: ResponseSink, FailableSink, ResponseHeadObserver {
         entityLength = plan.totalBytes
     }
 
-    deinit { if fd >= 0 { Glibc.close(fd) } }
+    /// Removes the file unless the download's completion path kept it: an attempt dropped for a
+    /// retry leaves nothing behind. A resumed download's partial file is never removed here.
+    deinit {
+        if fd >= 0 { Glibc.close(fd) }
+        if !kept, positioned, !holdsPartialOfEarlierTransfer { unlink(fileURL.path) }
+    }
+
+    /// Marks the file as handed over (kept, moved or reported): `deinit` leaves it alone.
+    func keepFile() { kept = true }
 
     /// Bytes the file holds for this download: those kept from before plus this attempt's.
     var byteCount: Int64 { startOffset + written }

@@ -140,3 +140,21 @@ final class DownloadFileSinkTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "a vanished partial file is not recreated")
     }
 }
+
+final class DownloadFileSinkLifetimeTests: XCTestCase {
+    func testThatADroppedAttemptRemovesItsFileUnlessKept() {
+        let dropped = DownloadLocations.newTemporaryFile()
+        let kept = DownloadLocations.newTemporaryFile()
+        defer { try? FileManager.default.removeItem(at: kept) }
+        for (url, keep) in [(dropped, false), (kept, true)] {
+            var sink: FileSink? = FileSink(plan: .init(fileURL: url))
+            _ = Array("abc".utf8).withUnsafeBytes { sink!.write($0) }
+            sink!.close()
+            if keep { sink!.keepFile() }
+            XCTAssertTrue(FileManager.default.fileExists(atPath: url.path))
+            sink = nil
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dropped.path), "a retried attempt leaves no file")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: kept.path))
+    }
+}
