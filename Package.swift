@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Curlfire", targets: ["Curlfire"]),
         .executable(name: "Tour", targets: ["Tour"]),
+        .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +27,11 @@ let package = Package(
             name: "Tour",
             dependencies: ["Curlfire"],
             path: "Playgrounds/Tour"
+        ),
+        .executableTarget(
+            name: "DownloadMeasure",
+            dependencies: ["Curlfire"],
+            path: "Playgrounds/DownloadMeasure"
         ),
         .testTarget(
             name: "CurlfireTests",

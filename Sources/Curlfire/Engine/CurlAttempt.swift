@@ -249,6 +249,8 @@ final class CurlAttempt: @unchecked Sendable {
         if head.isComplete {
             let length = head.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             sink.prepare(expectedLength: length)
+            // Downloads decide here how the body lands in their file (200: from byte 0, 206: append).
+            (sink as? ResponseHeadObserver)?.responseHeadDidComplete(head)
         }
         return true
     }
@@ -281,7 +283,10 @@ final class CurlAttempt: @unchecked Sendable {
             transfer.reportUploadProgress(completed: uploaded, total: max(uploadTotal, bodyLength))
         }
         if downloadChanged, downloaded > 0 {
-            transfer.reportDownloadProgress(completed: downloaded, total: downloadTotal > 0 ? downloadTotal : nil)
+            // A resumed download counts the bytes it already had (libcurl counts this attempt's only).
+            let base = (sink as? ResponseHeadObserver)?.bytesBeforeBody ?? 0
+            transfer.reportDownloadProgress(completed: base + downloaded,
+                                            total: downloadTotal > 0 ? base + downloadTotal : nil)
         }
     }
 

@@ -30,3 +30,13 @@ final class MemorySink: ResponseSink {
         return true
     }
 }
+
+/// A sink that must see the final response's head before its body, and whose file may already
+/// hold bytes from an earlier transfer (a resumed download's ``FileSink``). Engine thread only.
+protocol ResponseHeadObserver: ResponseSink {
+    /// Called each time a response head is complete (redirects and interim responses included: the
+    /// last call before the body counts).
+    func responseHeadDidComplete(_ head: ResponseHead)
+    /// Bytes of the final body that were on disk before this attempt's first byte; progress adds it.
+    var bytesBeforeBody: Int64 { get }
+}

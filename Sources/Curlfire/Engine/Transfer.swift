@@ -13,6 +13,8 @@ struct TransferOutcome: @unchecked Sendable {
     var allMetrics: [TransferMetrics]
     /// The sink of the last attempt (a download's file sink carries its file and resume data).
     var sink: ResponseSink?
+    /// A download's files and resume data, set by its `Spec.finishOutcome`; `nil` for other requests.
+    var download: DownloadFiles? = nil
 }
 
 /// The network transfer shared by every copy of one request value.
@@ -32,6 +34,9 @@ final class Transfer: @unchecked Sendable {
         /// Asked in order after a failed attempt; the first that says "retry" wins.
         var retriers: [any RequestRetrier] = []
         var allowsBodyInGET = false
+        /// Runs once, off the engine thread, after the last attempt and before any handler sees the
+        /// outcome (a download moves its file to its destination here). `nil` for most requests.
+        var finishOutcome: (@Sendable (TransferOutcome) -> TransferOutcome)?
     }
 
     private enum Phase {
@@ -82,6 +87,10 @@ final class Transfer: @unchecked Sendable {
     var isSuspended: Bool { lock.withLock { suspended } }
     /// Whether the transfer has finished.
     var isFinished: Bool { lock.withLock { if case .finished = phase { return true } else { return false } } }
+    /// The outcome once the transfer has finished (a download's resume data after `cancel()`).
+    var finishedOutcome: TransferOutcome? {
+        lock.withLock { if case let .finished(outcome) = phase { return outcome } else { return nil } }
+    }
 
     // MARK: - Handlers
 
@@ -337,6 +346,16 @@ final class Transfer: @unchecked Sendable {
     /// Completes the transfer: no more attempts; handlers run.
     private func complete(_ outcome: TransferOutcome) {
         removeTemporaryBody()
+        if let finishOutcome = spec.finishOutcome {
+            // Called on the engine thread (or the caller's): file work such as a download's move
+            // runs on a global queue; until it is done the transfer still counts as running.
+            DispatchQueue.global().async { self.publish(finishOutcome(outcome)) }
+        } else {
+            publish(outcome)
+        }
+    }
+
+    private func publish(_ outcome: TransferOutcome) {
         lock.lock()
         phase = .finished(outcome)
         let drainNow = !handlers.isEmpty && !draining

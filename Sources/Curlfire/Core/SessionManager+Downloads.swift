@@ -1,0 +1,162 @@
+import Foundation
+import FoundationNetworking
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SessionManager {
+    /// Creates a download request from a URL, method, parameters, encoding and headers.
+    ///
+    /// The body is written to a temporary file as it arrives. Downloads ask for the body without
+    /// content coding (`Accept-Encoding: identity`) so that a byte count on disk is a byte position
+    /// on the server and the download can be resumed; set `Accept-Encoding` yourself to get
+    /// compression instead (such a download gives no resume data). Nothing is sent until a
+    /// response handler is attached (or `resume()` is called when ``startRequestsImmediately`` is `false`).
+    ///
+    /// - Parameters:
+    ///   - url:         The URL.
+    ///   - method:      The method. `.get` by default.
+    ///   - parameters:  Parameters to encode. `nil` by default.
+    ///   - encoding:    How to encode them. `URLEncoding.default` by default.
+    ///   - headers:     Headers, added to the session's defaults. `nil` by default.
+    ///   - destination: Where the file goes once downloaded. `nil` by default: it stays in the
+    ///                  temporary directory.
+    public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                         encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                         to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+        let built = Self.build { () throws -> URLRequest in
+            let request = try URLRequest(url: url, method: method, headers: headers)
+            return try encoding.encode(request, with: parameters)
+        }
+        return download(built, plan: .fresh, destination: destination)
+    }
+
+    /// Creates a download request from anything that produces a `URLRequest`; see
+    /// ``download(_:method:parameters:encoding:headers:to:)``.
+    public func download(_ urlRequest: URLRequestConvertible,
+                         to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+        download(Self.build { try urlRequest.asURLRequest() }, plan: .fresh, destination: destination)
+    }
+
+    /// Continues a download from the resume data a cancelled or failed one left
+    /// (``DefaultDownloadResponse/resumeData``), appending to the same partial file.
+    ///
+    /// Sends the original request with `Range: bytes=N-` and `If-Range` (the strong `ETag`, else
+    /// `Last-Modified`). A `206` whose `Content-Range` fits is appended; a `200` (the server ignored
+    /// the range, or the file changed) starts the file over from byte 0; a `416` fails with
+    /// ``CurlfireError/invalidResumeData(reason:)`` and leaves the partial file as it was. The result
+    /// is byte for byte what an uninterrupted download gives. Resume data that cannot be read, or
+    /// whose partial file is gone, fails the request with ``CurlfireError/invalidResumeData(reason:)``.
+    /// The format is described in `docs/Downloads.md`; use a piece of resume data once.
+    ///
+    /// - Parameters:
+    ///   - resumeData:  The resume data.
+    ///   - destination: Where the file goes once complete. `nil` by default.
+    public func download(resumingWith resumeData: Data,
+                         to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+        do {
+            let resume = try DownloadResumeData.decode(resumeData)
+            try resume.checkFile()
+            let request = try resume.makeRequest()
+            return download(.success(request), plan: .resume(resume, original: resumeData), destination: destination)
+        } catch {
+            return download(.failure(error), plan: .fresh, destination: destination)
+        }
+    }
+
+    /// Where a download's first attempt starts.
+    enum DownloadStart: Sendable {
+        case fresh
+        case resume(DownloadResumeData, original: Data)
+    }
+
+    func download(_ built: Result<URLRequest, CurlfireError>, plan start: DownloadStart,
+                  destination: DownloadRequest.DownloadFileDestination?) -> DownloadRequest {
+        let identity = built.map { request -> URLRequest in
+            var request = request
+            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+                request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            }
+            return request
+        }
+        var spec = dataSpec(identity)
+        let originalResumeData: Data?
+        switch start {
+        case .fresh:
+            originalResumeData = nil
+            spec.makeSink = { FileSink(plan: FileSink.Plan(fileURL: DownloadLocations.newTemporaryFile())) }
+        case let .resume(resume, original):
+            originalResumeData = original
+            let plan = FileSink.Plan(fileURL: URL(fileURLWithPath: resume.temporaryFile),
+                                     resumeOffset: resume.bytesReceived, validators: resume.validators,
+                                     totalBytes: resume.totalBytes, resumeRequest: resume.request)
+            spec.makeSink = { FileSink(plan: plan) }
+        }
+        spec.finishOutcome = { outcome in
+            DownloadFinisher.finish(outcome, destination: destination, startedFrom: originalResumeData)
+        }
+        return DownloadRequest(core: RequestCore(session: self, spec: spec))
+    }
+}
+
+/// What happens to a download's file when its transfer ends (off the engine thread, once).
+enum DownloadFinisher {
+    static func finish(_ outcome: TransferOutcome, destination: DownloadRequest.DownloadFileDestination?,
+                       startedFrom originalResumeData: Data?) -> TransferOutcome {
+        var outcome = outcome
+        guard let sink = outcome.sink as? FileSink else {
+            // The request never reached the engine (cancelled before starting, or it could not be
+            // built): the resume data it started from is still good after a cancellation.
+            let cancelled = outcome.error?.isExplicitlyCancelledError ?? false
+            outcome.download = DownloadFiles(resumeData: cancelled ? originalResumeData : nil)
+            return outcome
+        }
+        sink.close()
+        if outcome.error == nil, let failure = sink.failure { outcome.error = failure }
+        if outcome.error != nil {
+            let resumeData = sink.resumeData(for: outcome.request)
+            let keep = resumeData != nil || sink.holdsPartialOfEarlierTransfer
+            if keep { sink.keepFile() } else { unlink(sink.fileURL.path) }
+            outcome.download = DownloadFiles(temporaryURL: keep ? sink.fileURL : nil, resumeData: resumeData)
+            return outcome
+        }
+        sink.keepFile()
+        var files = DownloadFiles(temporaryURL: sink.fileURL)
+        if let destination, let response = outcome.response {
+            let (destinationURL, options) = destination(sink.fileURL, response)
+            do {
+                try DownloadFileMover.move(sink.fileURL, to: destinationURL, options: options)
+                files.destinationURL = destinationURL
+            } catch {
+                outcome.error = .downloadedFileMoveFailed(error: error.message, source: sink.fileURL,
+                                                          destination: destinationURL)
+            }
+        }
+        outcome.download = files
+        return outcome
+    }
+}
+
+// MARK: - Module-level conveniences on `SessionManager.default`
+
+/// Creates a download request on ``SessionManager/default``; see
+/// ``SessionManager/download(_:method:parameters:encoding:headers:to:)``.
+public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                     encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                     to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+    SessionManager.default.download(url, method: method, parameters: parameters, encoding: encoding, headers: headers,
+                                    to: destination)
+}
+
+/// Creates a download request from a `URLRequestConvertible` on ``SessionManager/default``.
+public func download(_ urlRequest: URLRequestConvertible,
+                     to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+    SessionManager.default.download(urlRequest, to: destination)
+}
+
+/// Continues a download from resume data on ``SessionManager/default``; see
+/// ``SessionManager/download(resumingWith:to:)``.
+public func download(resumingWith resumeData: Data,
+                     to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+    SessionManager.default.download(resumingWith: resumeData, to: destination)
+}
