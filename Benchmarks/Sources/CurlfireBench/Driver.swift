@@ -85,6 +85,15 @@ struct Driver {
 
     // MARK: - Files
 
+    /// The request of one child measurement, for running `measure` under a profiler
+    /// (scripts/bench-profile.sh).
+    func encodedRequest(_ scenario: Scenario, _ client: ClientKind) throws -> String {
+        let request = MeasureRequest(scenario: scenario, client: client, environment: try prepareEnvironment(),
+                                     warmupSeconds: settings.warmupSeconds, seconds: settings.seconds,
+                                     spawnedAtNanoseconds: nowNanoseconds())
+        return String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+    }
+
     /// Reads servers.json and generates the JSON document and the upload file.
     private func prepareEnvironment() throws -> BenchEnvironment {
         let data = try Data(contentsOf: URL(fileURLWithPath: settings.serversJSON))

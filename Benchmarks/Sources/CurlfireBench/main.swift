@@ -3,6 +3,8 @@
 //   CurlfireBench run --servers <servers.json> [--repetitions N] [--seconds S] [--warmup S]
 //                     [--scenarios a,b] [--clients a,b] [--json PATH] [--markdown PATH]
 //   CurlfireBench measure <request JSON> <output path>      (internal: one child measurement)
+//   CurlfireBench request --servers <servers.json> --scenarios S --clients C [--seconds S] [--warmup S]
+//                                                           prints one `measure` request (profiling)
 //   CurlfireBench list                                      scenario and client names
 //
 // `make bench` starts nginx (scripts/bench.sh) and runs `run`. See docs/Performance.md.
@@ -103,6 +105,14 @@ case "run":
 case "measure":
     guard arguments.count == 4 else { usage() }
     exit(await measure(arguments[2], output: arguments[3]))
+case "request":
+    let settings = parseRun(arguments.dropFirst(2))
+    do {
+        print(try Driver(settings: settings).encodedRequest(settings.scenarios[0], settings.clients.last ?? .rawCurl))
+    } catch {
+        FileHandle.standardError.write(Data("CurlfireBench: \(error)\n".utf8))
+        exit(1)
+    }
 case "list":
     print("scenarios: " + Scenario.allCases.map(\.rawValue).joined(separator: ","))
     print("clients:   " + ClientKind.allCases.map(\.rawValue).joined(separator: ","))
