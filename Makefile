@@ -78,3 +78,16 @@ clean: stop-servers
 
 distclean: clean
 	rm -rf .venv $(PKI_DIR)
+
+# Benchmarks (docs/Performance.md): their own package under Benchmarks/, so AsyncHTTPClient never
+# enters the library's graph. `make bench-build` only builds it (release, as `make bench` runs it);
+# `make bench BENCH_ARGS="--repetitions 3"` runs it against nginx on loopback.
+BENCH_ARGS ?=
+
+.PHONY: bench bench-build
+
+bench-build:
+	$(SWIFT) build -c release --package-path Benchmarks
+
+bench: deps bench-build
+	SWIFT=$(SWIFT) scripts/bench.sh $(BENCH_ARGS)

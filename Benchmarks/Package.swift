@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// Curlfire's benchmarks, in their own package so AsyncHTTPClient (and the swift-nio graph) never
+// enters the library's dependency graph. `make bench-build` builds it, `make bench` runs it;
+// method and latest results in docs/Performance.md.
+import PackageDescription
+
+/// Flip to `true` once `SessionConfiguration.trustedRootCertificates` and a public
+/// `Certificate(contentsOf:)` are on main: Curlfire's HTTPS scenarios then trust the test PKI.
+let curlfireTrustedRoots = false
+/// Flip to `true` once `DownloadRequest` is on main, and write `CurlfireDownload.measure`.
+let curlfireDownloads = false
+
+var defines: [SwiftSetting] = []
+if curlfireTrustedRoots { defines.append(.define("CURLFIRE_TRUSTED_ROOTS")) }
+if curlfireDownloads { defines.append(.define("CURLFIRE_DOWNLOADS")) }
+
+let package = Package(
+    name: "CurlfireBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Curlfire", path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
+    ],
+    targets: [
+        // The ceiling: libcurl driven directly from C, no Swift on the hot path.
+        .target(
+            name: "CRawCurl",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        .executableTarget(
+            name: "CurlfireBench",
+            dependencies: [
+                "CRawCurl",
+                .product(name: "Curlfire", package: "Curlfire"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: defines
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

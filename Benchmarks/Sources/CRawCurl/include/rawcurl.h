@@ -1,0 +1,71 @@
+// The ceiling of the benchmarks: libcurl driven directly from C, with no Swift on the hot path.
+//
+// Every function runs a whole measurement itself (set-up, warm-up, timed window) so the Swift
+// driver only calls in once and reads the result. Timed windows follow the same rule as the Swift
+// clients: a request counts when it completes inside [warm-up end, warm-up end + seconds].
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rawcurl_result {
+    /// Requests (or connections, or transfers) completed inside the timed window.
+    long completed;
+    /// Failed requests (transport error or unexpected status) during the whole run.
+    long errors;
+    /// Length of the timed window in seconds (or of the single transfer).
+    double seconds;
+    /// Body bytes received (downloads) or sent (uploads) inside the window.
+    int64_t bytes;
+    /// New connections libcurl reported (CURLINFO_NUM_CONNECTS summed) inside the window.
+    long connects;
+    /// The first failure, for the report.
+    char error[256];
+} rawcurl_result;
+
+/// Common settings of one measurement.
+typedef struct rawcurl_options {
+    const char *url;
+    /// PEM file of the roots to trust (HTTPS only); CURLOPT_CAPATH is always NULL so libcurl
+    /// keeps its cached X509 store across connections.
+    const char *cainfo;
+    /// 1: HTTP/2 over TLS with PIPEWAIT (multiplexing); 0: HTTP/1.1.
+    int http2;
+    /// Transfers in flight at once (concurrent scenarios).
+    int concurrency;
+    /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 leaves libcurl's default (unlimited).
+    int max_host_connections;
+    double warmup_seconds;
+    double seconds;
+} rawcurl_options;
+
+/// Sequential GETs on one reused easy handle (one keep-alive connection).
+int rawcurl_sequential(const rawcurl_options *options, rawcurl_result *result);
+
+/// `concurrency` GETs always in flight on one multi handle; each finished handle is re-added.
+int rawcurl_concurrent(const rawcurl_options *options, rawcurl_result *result);
+
+/// Sequential GETs with `Connection: close` on one easy handle: a new TCP + TLS connection per
+/// request (TLS session resumption left at libcurl's default, on).
+int rawcurl_handshakes(const rawcurl_options *options, rawcurl_result *result);
+
+/// One GET written to `path` with write(2), 512 KiB receive buffer.
+int rawcurl_download(const char *url, const char *path, rawcurl_result *result);
+
+/// One POST of the file at `path` (streamed with read(2)), `Expect:` disabled.
+int rawcurl_upload(const char *url, const char *path, rawcurl_result *result);
+
+/// A reusable easy handle that fetches whole bodies into memory (JSON and cold start scenarios).
+typedef struct rawcurl_fetcher rawcurl_fetcher;
+
+rawcurl_fetcher *rawcurl_fetcher_create(void);
+/// GETs `url`; on success `*body` points at `*length` bytes owned by the fetcher, valid until the
+/// next fetch. Returns the HTTP status, or -1 with `error` filled (at least 256 bytes).
+long rawcurl_fetch(rawcurl_fetcher *fetcher, const char *url, const uint8_t **body, size_t *length, char *error);
+void rawcurl_fetcher_destroy(rawcurl_fetcher *fetcher);
+
+/// CLOCK_MONOTONIC in nanoseconds (the clock the driver and every client measure with).
+uint64_t rawcurl_now_ns(void);
+
+/// curl_version(): libcurl and its TLS, HTTP/2 and compression libraries.
+const char *rawcurl_version(void);

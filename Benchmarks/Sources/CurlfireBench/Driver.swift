@@ -1,0 +1,152 @@
+import Foundation
+
+/// The parent process: prepares the files, runs every scenario for every client in fresh child
+/// processes, interleaved (each repetition runs all scenarios, client order rotated per
+/// repetition), then reports medians.
+struct Driver {
+    struct Settings: Codable {
+        var serversJSON: String
+        var repetitions = 5
+        var seconds = 1.5
+        var warmupSeconds = 0.3
+        var scenarios = Scenario.allCases
+        var clients = ClientKind.allCases
+        var jsonOutput: String?
+        var markdownOutput: String?
+    }
+
+    let settings: Settings
+
+    func run() throws {
+        let environment = try prepareEnvironment()
+        var samples: [Scenario: [ClientKind: [Measurement]]] = [:]
+        let started = Date()
+        for repetition in 0..<settings.repetitions {
+            for scenario in settings.scenarios {
+                let shift = repetition % settings.clients.count
+                let order = Array(settings.clients[shift...] + settings.clients[..<shift])
+                for client in order {
+                    let measurement = measure(scenario, client, environment: environment)
+                    samples[scenario, default: [:]][client, default: []].append(measurement)
+                    log(repetition: repetition, scenario, client, measurement)
+                }
+            }
+        }
+        let report = Report(settings: settings, environment: environment, samples: samples,
+                            elapsed: Date().timeIntervalSince(started))
+        let markdown = report.markdown()
+        print(markdown)
+        if let path = settings.markdownOutput {
+            try markdown.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        if let path = settings.jsonOutput {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try report.json().write(to: URL(fileURLWithPath: path))
+            FileHandle.standardError.write(Data("wrote \(path)\n".utf8))
+        }
+    }
+
+    private func measure(_ scenario: Scenario, _ client: ClientKind, environment: BenchEnvironment) -> Measurement {
+        let output = environment.scratchDirectory + "/measurement-\(getpid()).json"
+        unlink(output)
+        var request = MeasureRequest(scenario: scenario, client: client, environment: environment,
+                                     warmupSeconds: settings.warmupSeconds, seconds: settings.seconds,
+                                     spawnedAtNanoseconds: 0)
+        let timeout: Double = scenario == .download || scenario == .upload ? 180 : 60 + settings.seconds * 2
+        request.spawnedAtNanoseconds = nowNanoseconds()
+        guard let encoded = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self) else {
+            return .failed("could not encode the measurement request")
+        }
+        let outcome = ChildProcess.run(["measure", encoded, output], timeout: timeout)
+        var measurement: Measurement
+        if let data = FileManager.default.contents(atPath: output),
+           let decoded = try? JSONDecoder().decode(Measurement.self, from: data) {
+            measurement = decoded
+            if let exit = outcome.exitDescription, measurement.status == .ok {
+                measurement = .failed("measured, then the process \(exit)")
+            }
+        } else {
+            measurement = .failed("the measuring process \(outcome.exitDescription ?? "wrote no result")")
+        }
+        unlink(output)
+        return measurement
+    }
+
+    private func log(repetition: Int, _ scenario: Scenario, _ client: ClientKind, _ measurement: Measurement) {
+        let value = measurement.value.map { String(format: "%.1f %@", $0, scenario.unit) } ?? "-"
+        var line = "[\(repetition + 1)/\(settings.repetitions)] \(scenario.rawValue) \(client.rawValue): "
+            + "\(measurement.status.rawValue) \(value)"
+        if let connects = measurement.connects { line += " (\(connects) new connections)" }
+        if scenario == .download, let peak = measurement.peakRSSMiB { line += String(format: " peak RSS %.0f MiB", peak) }
+        if let note = measurement.note, measurement.status != .ok { line += " — \(note)" }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    // MARK: - Files
+
+    /// The request of one child measurement, for running `measure` under a profiler
+    /// (scripts/bench-profile.sh).
+    func encodedRequest(_ scenario: Scenario, _ client: ClientKind) throws -> String {
+        let request = MeasureRequest(scenario: scenario, client: client, environment: try prepareEnvironment(),
+                                     warmupSeconds: settings.warmupSeconds, seconds: settings.seconds,
+                                     spawnedAtNanoseconds: nowNanoseconds())
+        return String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+    }
+
+    /// Reads servers.json and generates the JSON document and the upload file.
+    private func prepareEnvironment() throws -> BenchEnvironment {
+        let data = try Data(contentsOf: URL(fileURLWithPath: settings.serversJSON))
+        guard let servers = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let http = servers["nginx_http"] as? String, let https = servers["nginx_https"] as? String,
+              let pki = servers["pki"] as? String, let staticDirectory = servers["static_dir"] as? String,
+              let stateDirectory = servers["state_dir"] as? String,
+              let largeSize = (servers["large_file_size"] as? NSNumber)?.int64Value
+        else { throw BenchError("\(settings.serversJSON) has no nginx entries (start the servers with --nginx)") }
+
+        let scratch = stateDirectory + "/bench-scratch"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+
+        let jsonPath = staticDirectory + "/bench-1mb.json"
+        let document = try Payload.makeJSON()
+        if FileManager.default.contents(atPath: jsonPath) != document {
+            try document.write(to: URL(fileURLWithPath: jsonPath), options: .atomic)
+        }
+
+        let uploadPath = stateDirectory + "/bench-upload-256mib.bin"
+        try makeUploadFile(at: uploadPath, size: 256 << 20, source: staticDirectory + "/large.bin")
+
+        let small = FileManager.default.contents(atPath: staticDirectory + "/small.txt")?.count ?? 0
+        // The leaf is valid for 127.0.0.1 too; "localhost" would make every client try ::1 first,
+        // where nginx does not listen, on each new connection.
+        let httpsBase = https.replacingOccurrences(of: "://localhost:", with: "://127.0.0.1:")
+        return BenchEnvironment(httpBase: http, httpsBase: httpsBase, rootCA: pki + "/root-ca.pem",
+                                largeFileSize: largeSize, uploadFile: uploadPath, scratchDirectory: scratch,
+                                jsonPath: jsonPath, smallBodyLength: small)
+    }
+
+    /// The first `size` bytes of nginx's large.bin (incompressible), made once.
+    private func makeUploadFile(at path: String, size: Int, source: String) throws {
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+           (attributes[.size] as? Int) == size { return }
+        guard let input = FileHandle(forReadingAtPath: source) else { throw BenchError("cannot read \(source)") }
+        defer { try? input.close() }
+        guard FileManager.default.createFile(atPath: path + ".tmp", contents: nil),
+              let output = FileHandle(forWritingAtPath: path + ".tmp") else { throw BenchError("cannot write \(path)") }
+        var remaining = size
+        while remaining > 0 {
+            let chunk = try input.read(upToCount: min(remaining, 8 << 20)) ?? Data()
+            guard !chunk.isEmpty else { throw BenchError("\(source) is shorter than \(size) bytes") }
+            try output.write(contentsOf: chunk)
+            remaining -= chunk.count
+        }
+        try output.close()
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

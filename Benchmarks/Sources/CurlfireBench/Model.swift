@@ -1,0 +1,125 @@
+import Foundation
+
+/// The clients compared, in table order. Raw libcurl (C) is the ceiling every ratio divides by.
+enum ClientKind: String, CaseIterable, Codable, Sendable {
+    case rawCurl = "raw-libcurl"
+    case curlfireCallback = "curlfire-callback"
+    case curlfireAsync = "curlfire-async"
+    case asyncHTTPClient = "async-http-client"
+    case urlSession = "urlsession"
+
+    var title: String {
+        switch self {
+        case .rawCurl: "raw libcurl (C)"
+        case .curlfireCallback: "Curlfire callback"
+        case .curlfireAsync: "Curlfire async"
+        case .asyncHTTPClient: "AsyncHTTPClient"
+        case .urlSession: "URLSession"
+        }
+    }
+
+    var isCurlfire: Bool { self == .curlfireCallback || self == .curlfireAsync }
+}
+
+/// What is measured. Every scenario is run for every client in each repetition (order rotated).
+enum Scenario: String, CaseIterable, Codable, Sendable {
+    case sequential = "sequential-small"
+    case concurrent8 = "concurrent-8-h1"
+    case concurrent64 = "concurrent-64-h1"
+    case multiplexed64 = "multiplexed-64-h2"
+    case handshakes = "new-https-connections"
+    case download = "download-1gib"
+    case upload = "upload-256mib"
+    case decodeJSON = "decode-json-1mb"
+    case coldStart = "cold-start"
+
+    var title: String {
+        switch self {
+        case .sequential: "sequential small GETs, 1 keep-alive conn"
+        case .concurrent8: "8 concurrent small GETs, HTTP/1.1"
+        case .concurrent64: "64 concurrent small GETs, HTTP/1.1"
+        case .multiplexed64: "64 multiplexed small GETs, HTTP/2 (TLS)"
+        case .handshakes: "new HTTPS connections (TLS 1.3, sequential)"
+        case .download: "1 GiB download to disk"
+        case .upload: "256 MiB upload from a file"
+        case .decodeJSON: "GET + decode 1 MB JSON into Decodable"
+        case .coldStart: "cold start to first response"
+        }
+    }
+
+    var unit: String {
+        switch self {
+        case .sequential, .concurrent8, .concurrent64, .multiplexed64: "req/s"
+        case .handshakes: "conn/s"
+        case .download, .upload: "MB/s"
+        case .decodeJSON: "decodes/s"
+        case .coldStart: "ms"
+        }
+    }
+
+    /// Whether a larger value is better (`false` only for latencies).
+    var higherIsBetter: Bool { self != .coldStart }
+
+    /// Concurrency of the closed-loop scenarios (1 for the sequential ones).
+    var concurrency: Int {
+        switch self {
+        case .concurrent8: 8
+        case .concurrent64, .multiplexed64: 64
+        default: 1
+        }
+    }
+
+    /// Whether the scenario talks to the TLS port (and so needs the test root trusted).
+    var usesTLS: Bool { self == .multiplexed64 || self == .handshakes }
+}
+
+/// One measurement of one client in one scenario, written by the child process as JSON.
+struct Measurement: Codable, Sendable {
+    enum Status: String, Codable, Sendable {
+        case ok
+        case failed
+        /// Not measured on purpose (a missing feature); `note` says why.
+        case skipped
+    }
+
+    var status: Status
+    /// In the scenario's unit.
+    var value: Double?
+    /// Requests, transfers or connections counted.
+    var count: Int = 0
+    var seconds: Double = 0
+    var bytes: Int64 = 0
+    /// New connections seen in the window where the client reports them (checks the scenario).
+    var connects: Int?
+    var note: String?
+    /// The child's peak resident set (VmHWM) at the end of the measurement.
+    var peakRSSMiB: Double?
+    /// The child's resident set when the measurement began (binary and libraries loaded).
+    var startRSSMiB: Double?
+
+    static func skipped(_ note: String) -> Measurement { Measurement(status: .skipped, note: note) }
+    static func failed(_ note: String) -> Measurement { Measurement(status: .failed, note: note) }
+}
+
+/// The servers and files one run uses, read from `servers.json` plus what the driver generated.
+struct BenchEnvironment: Codable, Sendable {
+    var httpBase: String
+    var httpsBase: String
+    var rootCA: String
+    var largeFileSize: Int64
+    var uploadFile: String
+    var scratchDirectory: String
+    var jsonPath: String
+    var smallBodyLength: Int
+}
+
+/// Parameters of one child measurement.
+struct MeasureRequest: Codable, Sendable {
+    var scenario: Scenario
+    var client: ClientKind
+    var environment: BenchEnvironment
+    var warmupSeconds: Double
+    var seconds: Double
+    /// CLOCK_MONOTONIC (ns) just before the child was spawned (cold start).
+    var spawnedAtNanoseconds: UInt64
+}
