@@ -193,6 +193,9 @@ def listen():
 
 
 def main():
+    # Drop every descriptor inherited from the launching process (for example the build tool's
+    # lock file, which `swift test` hands down to the test process and so to us).
+    os.closerange(3, 65536)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cert")
     parser.add_argument("--key")
