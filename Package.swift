@@ -7,6 +7,9 @@ let package = Package(
         .library(name: "Curlfire", targets: ["Curlfire"]),
         .executable(name: "Tour", targets: ["Tour"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
     targets: [
         .systemLibrary(
             name: "CCurl",
@@ -20,7 +23,7 @@ let package = Package(
         ),
         .target(
             name: "Curlfire",
-            dependencies: ["CCurl", "COpenSSL"]
+            dependencies: ["CCurl", "COpenSSL", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "Tour",

@@ -80,6 +80,14 @@ extension DataTransferRequest {
         return copy
     }
 
+    /// Uses `handler` for this request's redirects instead of the session's
+    /// ``SessionManager/redirectHandler``. Gives a request with a new transfer.
+    public func redirect(using handler: RedirectHandler) -> Self {
+        var copy = self
+        copy._dataRequest.core = _dataRequest.core.reshaped { $0.redirectHandler = handler }
+        return copy
+    }
+
     /// Allows a body on a `GET` request (refused by default with ``CurlfireError/bodyDataInGETRequest``).
     /// Gives a request with a new transfer.
     public func allowingBodyInGET() -> Self {

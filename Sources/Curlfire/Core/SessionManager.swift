@@ -33,6 +33,13 @@ public final class SessionManager: @unchecked Sendable {
         set { state.withLock { $0.retrier = newValue } }
     }
 
+    /// Decides what happens on redirects for every request of the session that sets no handler of
+    /// its own. `nil` by default: libcurl follows (as ``Redirector/follow``).
+    public var redirectHandler: RedirectHandler? {
+        get { state.withLock { $0.redirectHandler } }
+        set { state.withLock { $0.redirectHandler = newValue } }
+    }
+
     /// Whether requests start as soon as a response handler is attached (`true`, the default) or
     /// wait for `resume()`.
     public var startRequestsImmediately: Bool {
@@ -41,6 +48,8 @@ public final class SessionManager: @unchecked Sendable {
     }
 
     let engine: Engine
+    /// The notification monitor and the monitors given at creation, as one.
+    let eventMonitor: CompositeEventMonitor
 
     /// Creates a session.
     ///
@@ -49,10 +58,14 @@ public final class SessionManager: @unchecked Sendable {
     ///   - serverTrustPolicyManager: Trust policies per host. `nil` by default: default evaluation.
     ///   - callbackQueue:            Where completion handlers run when none is given. A new serial
     ///                               queue by default.
+    ///   - eventMonitors:            Observers of every request's life, after the one that posts the
+    ///                               `Notification.Name.Task` notifications. Empty by default.
     public init(configuration: SessionConfiguration = .default,
                 serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
-                callbackQueue: DispatchQueue? = nil) {
+                callbackQueue: DispatchQueue? = nil,
+                eventMonitors: [any EventMonitor] = []) {
         self.configuration = configuration
+        eventMonitor = CompositeEventMonitor(monitors: [NotificationEventMonitor()] + eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
         engine = Engine(label: "curlfire-engine",
@@ -140,6 +153,7 @@ final class SessionState: @unchecked Sendable {
     struct Values {
         var adapter: RequestAdapter?
         var retrier: RequestRetrier?
+        var redirectHandler: RedirectHandler?
         var startRequestsImmediately = true
         /// The trust bridge per host (`.some(nil)`: libcurl's default verification), fixed at first use.
         var trustBridges: [String: TLSTrustBridge?] = [:]
