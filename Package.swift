@@ -36,7 +36,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlfireIntegrationTests",
-            dependencies: ["Curlfire"]
+            dependencies: ["Curlfire", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]
