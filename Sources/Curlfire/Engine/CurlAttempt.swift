@@ -258,7 +258,11 @@ final class CurlAttempt: @unchecked Sendable {
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
         if paused { return .paused }
-        if sink.write(bytes) { return .accepted }
+        if sink.write(bytes) {
+            // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
+            if let gated = sink as? BackPressureSink, gated.shouldPauseAfterWrite() { paused = true }
+            return .accepted
+        }
         sinkFailed = true
         return .failed
     }

@@ -139,3 +139,11 @@ extension Transfer {
         monitors.send(response) { monitor, response in monitor.request(request, didParseResponse: response) }
     }
 }
+
+extension Transfer {
+    /// A stream's consumers caught up: continue receiving, unless the user suspended the request.
+    func unpauseForStreamConsumers() {
+        guard !isSuspended, !isFinished else { return }
+        session.engine.enqueue(.unpause(self))
+    }
+}
