@@ -48,6 +48,8 @@ public final class SessionManager: @unchecked Sendable {
     }
 
     let engine: Engine
+    /// The session's cookies (empty and inert when `httpShouldSetCookies` is `false`).
+    public let cookieStore: CookieStore
     /// The notification monitor and the monitors given at creation, as one.
     let eventMonitor: CompositeEventMonitor
 
@@ -71,6 +73,7 @@ public final class SessionManager: @unchecked Sendable {
         engine = Engine(label: "curlfire-engine",
                         maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
                         cookiesShared: configuration.httpShouldSetCookies)
+        cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
     }
 
     deinit {
