@@ -30,13 +30,18 @@ let package = Package(
             dependencies: ["Curlfire"],
             path: "Playgrounds/Tour"
         ),
+        .executableTarget(
+            name: "ReachabilityProbe",
+            dependencies: ["Curlfire"],
+            path: "Tests/ReachabilityProbe"
+        ),
         .testTarget(
             name: "CurlfireTests",
             dependencies: ["Curlfire"]
         ),
         .testTarget(
             name: "CurlfireIntegrationTests",
-            dependencies: ["Curlfire", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Curlfire", "ReachabilityProbe", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]
