@@ -50,7 +50,7 @@ public final class SessionManager: @unchecked Sendable {
     let engine: Engine
     /// The session's cookies (empty and inert when `httpShouldSetCookies` is `false`).
     public let cookieStore: CookieStore
-    /// The notification monitor and the monitors given at creation, as one.
+    /// The monitors given at creation, as one; it also posts the notifications.
     let eventMonitor: CompositeEventMonitor
 
     /// Creates a session.
@@ -60,14 +60,14 @@ public final class SessionManager: @unchecked Sendable {
     ///   - serverTrustPolicyManager: Trust policies per host. `nil` by default: default evaluation.
     ///   - callbackQueue:            Where completion handlers run when none is given. A new serial
     ///                               queue by default.
-    ///   - eventMonitors:            Observers of every request's life, after the one that posts the
-    ///                               `Notification.Name.Task` notifications. Empty by default.
+    ///   - eventMonitors:            Observers of every request's life. Empty by default (the
+    ///                               `Notification.Name.Task` notifications are posted regardless).
     public init(configuration: SessionConfiguration = .default,
                 serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
                 callbackQueue: DispatchQueue? = nil,
                 eventMonitors: [any EventMonitor] = []) {
         self.configuration = configuration
-        eventMonitor = CompositeEventMonitor(monitors: [NotificationEventMonitor()] + eventMonitors)
+        eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
         engine = Engine(label: "curlfire-engine",

@@ -22,12 +22,14 @@ extension Transfer {
 
     // MARK: - Events
 
-    /// Sends an event to the session's monitors (each on its own queue).
-    func emit(_ event: @escaping @Sendable (any EventMonitor, any Request) -> Void) {
+    /// Sends an event to the session's monitors (each on its own queue), and posts `posting`
+    /// when the event has a notification.
+    func emit(posting: Notification.Name? = nil, _ event: @escaping @Sendable (any EventMonitor, any Request) -> Void) {
         let monitors = session.eventMonitor
-        guard !monitors.isEmpty else { return }
+        guard !monitors.isEmpty || posting != nil else { return }
         let request = requestValue
-        monitors.send { event($0, request) }
+        if let posting { monitors.post(posting, request: request) }
+        if !monitors.isEmpty { monitors.send { event($0, request) } }
     }
 
     /// The transfer started: the request was built (or not), and it is running.
@@ -36,7 +38,7 @@ extension Transfer {
         case let .success(request): emit { $0.request($1, didCreateInitialURLRequest: request) }
         case let .failure(error): emit { $0.request($1, didFailToCreateURLRequestWithError: error) }
         }
-        emit { $0.requestDidResume($1) }
+        emit(posting: Notification.Name.Task.DidResume) { $0.requestDidResume($1) }
     }
 
     /// An attempt is over (engine thread: only dispatches).

@@ -167,7 +167,7 @@ final class Transfer: @unchecked Sendable {
         cancelRequested = true
         let current = phase
         lock.unlock()
-        emit { $0.requestDidCancel($1) } // lifecycle
+        emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
         switch current {
         case .idle:
             // Not started: finish now so handlers attached later see the cancellation.
@@ -193,7 +193,7 @@ final class Transfer: @unchecked Sendable {
         if case .running = phase { running = true } else { running = false }
         lock.unlock()
         if !wasSuspended, running { session.engine.enqueue(.pause(self)) }
-        if !wasSuspended { emit { $0.requestDidSuspend($1) } } // lifecycle
+        if !wasSuspended { emit(posting: Notification.Name.Task.DidSuspend) { $0.requestDidSuspend($1) } } // lifecycle
     }
 
     /// Starts the transfer, or continues it after `suspend()`.
@@ -208,7 +208,7 @@ final class Transfer: @unchecked Sendable {
             start()
         } else if wasSuspended {
             session.engine.enqueue(.unpause(self))
-            emit { $0.requestDidResume($1) } // lifecycle
+            emit(posting: Notification.Name.Task.DidResume) { $0.requestDidResume($1) } // lifecycle
         }
     }
 
@@ -371,7 +371,7 @@ final class Transfer: @unchecked Sendable {
     /// Completes the transfer: no more attempts; handlers run.
     func complete(_ outcome: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
         removeTemporaryBody()
-        emit { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
+        emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
         lock.lock()
         phase = .finished(outcome)
         let drainNow = !handlers.isEmpty && !draining

@@ -4,7 +4,8 @@ import FoundationNetworking
 extension Notification.Name {
     /// The notifications a session posts for its requests, as in Alamofire 4. The request is in
     /// `userInfo` under ``Foundation/Notification/Key/Task``. Posted on `NotificationCenter.default`
-    /// from a serial queue of the library (never the engine thread, never the main queue).
+    /// from a serial queue of the library (never the engine thread, never the main queue), whatever
+    /// event monitors the session has.
     public struct Task {
         /// A request started, or continued after `suspend()`.
         public static let DidResume = Notification.Name(rawValue: "org.curlfire.notification.name.task.didResume")
@@ -22,21 +23,5 @@ extension Notification {
     public struct Key {
         /// The request (`any Request`) a notification is about.
         public static let Task = "org.curlfire.notification.key.task"
-    }
-}
-
-/// The monitor behind the `Notification.Name.Task` notifications; every session has one.
-struct NotificationEventMonitor: EventMonitor {
-    static let postingQueue = DispatchQueue(label: "org.curlfire.notifications")
-
-    var queue: DispatchQueue { Self.postingQueue }
-
-    func requestDidResume(_ request: any Request) { post(Notification.Name.Task.DidResume, request) }
-    func requestDidSuspend(_ request: any Request) { post(Notification.Name.Task.DidSuspend, request) }
-    func requestDidCancel(_ request: any Request) { post(Notification.Name.Task.DidCancel, request) }
-    func requestDidFinish(_ request: any Request) { post(Notification.Name.Task.DidComplete, request) }
-
-    private func post(_ name: Notification.Name, _ request: any Request) {
-        NotificationCenter.default.post(name: name, object: nil, userInfo: [Notification.Key.Task: request])
     }
 }
