@@ -101,7 +101,8 @@ final class RedirectTests: XCTestCase {
         let port = try XCTUnwrap(Live.servers().httpbin.port)
         let target = "http://\(to):\(port)/headers"
         let url = "http://\(from):\(port)/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-        var request = Curlfire.request(url, headers: ["Authorization": "Bearer secret-token", "Cookie": "session=secret"])
+        // A fresh session: cookies stored by other tests in the default one would be sent legitimately.
+        var request = SessionManager().request(url, headers: ["Authorization": "Bearer secret-token", "Cookie": "session=secret"])
         if let handler { request = request.redirect(using: handler) }
         let response = await request.validate().serializingJSON().response
         let json = try XCTUnwrap(response.value as? [String: Any], response.debugDescription)
