@@ -8,6 +8,9 @@ let package = Package(
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
     targets: [
         .systemLibrary(
             name: "CCurl",
@@ -21,7 +24,7 @@ let package = Package(
         ),
         .target(
             name: "Curlfire",
-            dependencies: ["CCurl", "COpenSSL"]
+            dependencies: ["CCurl", "COpenSSL", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "Tour",
@@ -33,13 +36,18 @@ let package = Package(
             dependencies: ["Curlfire"],
             path: "Playgrounds/DownloadMeasure"
         ),
+        .executableTarget(
+            name: "ReachabilityProbe",
+            dependencies: ["Curlfire"],
+            path: "Tests/ReachabilityProbe"
+        ),
         .testTarget(
             name: "CurlfireTests",
             dependencies: ["Curlfire"]
         ),
         .testTarget(
             name: "CurlfireIntegrationTests",
-            dependencies: ["Curlfire"]
+            dependencies: ["Curlfire", "ReachabilityProbe", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

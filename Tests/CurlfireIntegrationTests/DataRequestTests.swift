@@ -169,14 +169,7 @@ final class DataRequestTests: XCTestCase {
         // The command line runs: execute it with the credential header dropped and check the echo.
         let runnable = command.dropFirst(2).replacingOccurrences(of: " -v", with: " -s")
             .replacingOccurrences(of: "-H 'Authorization: ***'", with: "")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", runnable]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = try Subprocess.run(["/bin/sh", "-c", runnable]).output
         let echoed = try JSONSerialization.jsonObject(with: output) as? [String: Any]
         XCTAssertEqual(echoed?["method"] as? String, "POST")
         XCTAssertEqual((echoed?["json"] as? [String: Any])?["k"] as? String, "v")

@@ -34,8 +34,13 @@ final class ResponseWaiter<T>: @unchecked Sendable {
     /// Carries a non-Sendable response to the awaiting test; it is handed over once and not shared.
     private struct Box: @unchecked Sendable { let value: T }
 
+    /// Whether a value was delivered.
+    var isFulfilled: Bool { lock.withLock { value_ != nil || fulfilled } }
+    private var fulfilled = false
+
     func fulfil(_ value: T) {
         lock.lock()
+        fulfilled = true
         if let continuation {
             self.continuation = nil
             lock.unlock()

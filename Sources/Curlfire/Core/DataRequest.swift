@@ -80,6 +80,25 @@ extension DataTransferRequest {
         return copy
     }
 
+    /// Adds `interceptor` as both an adapter (after the session's) and a retrier (before the
+    /// session's) of this request: an ``AuthenticationInterceptor``, say. Gives a request with a new transfer.
+    public func intercept(using interceptor: RequestAdapter & RequestRetrier) -> Self {
+        var copy = self
+        copy._dataRequest.core = _dataRequest.core.reshaped {
+            $0.adapters.append(interceptor)
+            $0.retriers.insert(interceptor, at: 0)
+        }
+        return copy
+    }
+
+    /// Uses `handler` for this request's redirects instead of the session's
+    /// ``SessionManager/redirectHandler``. Gives a request with a new transfer.
+    public func redirect(using handler: RedirectHandler) -> Self {
+        var copy = self
+        copy._dataRequest.core = _dataRequest.core.reshaped { $0.redirectHandler = handler }
+        return copy
+    }
+
     /// Allows a body on a `GET` request (refused by default with ``CurlfireError/bodyDataInGETRequest``).
     /// Gives a request with a new transfer.
     public func allowingBodyInGET() -> Self {

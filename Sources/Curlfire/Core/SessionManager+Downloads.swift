@@ -92,6 +92,7 @@ extension SessionManager {
                                      totalBytes: resume.totalBytes, resumeRequest: resume.request)
             spec.makeSink = { FileSink(plan: plan) }
         }
+        spec.makeRequestValue = { DownloadRequest(core: $0) }
         spec.finishOutcome = { outcome in
             DownloadFinisher.finish(outcome, destination: destination, startedFrom: originalResumeData)
         }

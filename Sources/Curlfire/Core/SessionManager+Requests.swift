@@ -59,6 +59,7 @@ extension SessionManager {
         }
         spec.adapters = sessionAdapters
         spec.retriers = sessionRetriers
+        spec.redirectHandler = redirectHandler
         return spec
     }
 

@@ -33,6 +33,13 @@ public final class SessionManager: @unchecked Sendable {
         set { state.withLock { $0.retrier = newValue } }
     }
 
+    /// Decides what happens on redirects for every request of the session that sets no handler of
+    /// its own. `nil` by default: libcurl follows (as ``Redirector/follow``).
+    public var redirectHandler: RedirectHandler? {
+        get { state.withLock { $0.redirectHandler } }
+        set { state.withLock { $0.redirectHandler = newValue } }
+    }
+
     /// Whether requests start as soon as a response handler is attached (`true`, the default) or
     /// wait for `resume()`.
     public var startRequestsImmediately: Bool {
@@ -41,6 +48,10 @@ public final class SessionManager: @unchecked Sendable {
     }
 
     let engine: Engine
+    /// The session's cookies (empty and inert when `httpShouldSetCookies` is `false`).
+    public let cookieStore: CookieStore
+    /// The monitors given at creation, as one; it also posts the notifications.
+    let eventMonitor: CompositeEventMonitor
 
     /// Creates a session.
     ///
@@ -49,15 +60,20 @@ public final class SessionManager: @unchecked Sendable {
     ///   - serverTrustPolicyManager: Trust policies per host. `nil` by default: default evaluation.
     ///   - callbackQueue:            Where completion handlers run when none is given. A new serial
     ///                               queue by default.
+    ///   - eventMonitors:            Observers of every request's life. Empty by default (the
+    ///                               `Notification.Name.Task` notifications are posted regardless).
     public init(configuration: SessionConfiguration = .default,
                 serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
-                callbackQueue: DispatchQueue? = nil) {
+                callbackQueue: DispatchQueue? = nil,
+                eventMonitors: [any EventMonitor] = []) {
         self.configuration = configuration
+        eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
         engine = Engine(label: "curlfire-engine",
                         maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
                         cookiesShared: configuration.httpShouldSetCookies)
+        cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
     }
 
     deinit {
@@ -140,6 +156,7 @@ final class SessionState: @unchecked Sendable {
     struct Values {
         var adapter: RequestAdapter?
         var retrier: RequestRetrier?
+        var redirectHandler: RedirectHandler?
         var startRequestsImmediately = true
         /// The trust bridge per host (`.some(nil)`: libcurl's default verification), fixed at first use.
         var trustBridges: [String: TLSTrustBridge?] = [:]

@@ -260,7 +260,11 @@ final class CurlAttempt: @unchecked Sendable {
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
         if paused { return .paused }
-        if sink.write(bytes) { return .accepted }
+        if sink.write(bytes) {
+            // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
+            if let gated = sink as? BackPressureSink, gated.shouldPauseAfterWrite() { paused = true }
+            return .accepted
+        }
         sinkFailed = true
         return .failed
     }
@@ -357,9 +361,13 @@ final class CurlAttempt: @unchecked Sendable {
         if sinkFailed, let sinkError = (sink as? FailableSink)?.failure { return sinkError }
         var transport = CurlCodeMapping.transportErrorCode(for: code)
         // libcurl has no dedicated codes for these malformed replies; its message names them.
-        if (code == CURLE_UNSUPPORTED_PROTOCOL && message.contains("HTTP/0.9"))
-            || (code == CURLE_OUT_OF_MEMORY && message.contains("header")) {
+        if code == CURLE_UNSUPPORTED_PROTOCOL && message.contains("HTTP/0.9") {
             transport = .badServerResponse
+        } else if code == CURLE_OUT_OF_MEMORY && !head.isComplete {
+            // libcurl refuses a header line over 100 KB ("Avoided giant realloc for header") with
+            // its out-of-memory code, before the head is complete.
+            transport = .badServerResponse
+            message = "The response head is too large or malformed (libcurl: \(message))"
         }
         return .sessionTaskFailed(code: transport, message: message)
     }

@@ -14,6 +14,9 @@ final class Engine: @unchecked Sendable {
         case cancel(Transfer)
         case pause(Transfer)
         case unpause(Transfer)
+        /// lifecycle: runs on the engine thread with a spare easy handle attached to the share
+        /// handle (the session's cookie store), or with `nil` once the engine has shut down.
+        case withShareHandle(@Sendable (UnsafeMutableRawPointer?) -> Void)
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -125,7 +128,18 @@ final class Engine: @unchecked Sendable {
                 attempt.paused = false
                 if let easy = attempt.easy { curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_CONT) }
             }
+        case let .withShareHandle(body):
+            runWithShareHandle(body)
         }
+    }
+
+    /// lifecycle: lends a pooled (or new) easy handle attached to the share handle to `body`, then
+    /// resets and pools it again. The body is library code (cookie-list calls), never user code.
+    private func runWithShareHandle(_ body: (UnsafeMutableRawPointer?) -> Void) {
+        guard let easy = pool.popLast() ?? curl_easy_init() else { return body(nil) }
+        if let share { _ = cfcurl_easy_setopt_ptr(easy, CURLOPT_SHARE, UnsafeMutableRawPointer(share)) }
+        body(easy)
+        recycle(easy)
     }
 
     private func add(_ attempt: CurlAttempt) {
@@ -193,6 +207,7 @@ final class Engine: @unchecked Sendable {
         commands.removeAll()
         lock.unlock()
         for command in pending {
+            if case let .withShareHandle(body) = command { body(nil) } // lifecycle
             if case let .add(attempt) = command {
                 var result = attempt.finish(code: CURLE_OK)
                 result.error = .sessionDeinitialized

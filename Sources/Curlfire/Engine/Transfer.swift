@@ -37,6 +37,12 @@ final class Transfer: @unchecked Sendable {
         /// Runs once, off the engine thread, after the last attempt and before any handler sees the
         /// outcome (a download moves its file to its destination here). `nil` for most requests.
         var finishOutcome: (@Sendable (TransferOutcome) -> TransferOutcome)?
+        // lifecycle: redirect handling and the public request value given to retriers, redirect
+        // handlers and event monitors (Transfer+Lifecycle.swift).
+        /// The redirect handler in effect; `nil` or ``Redirector/follow`` lets libcurl follow.
+        var redirectHandler: (any RedirectHandler)?
+        /// Wraps a transfer as the request value of its kind (data, upload, stream, download).
+        var makeRequestValue: @Sendable (RequestCore) -> any Request = { DataRequest(core: $0) }
     }
 
     private enum Phase {
@@ -54,10 +60,10 @@ final class Transfer: @unchecked Sendable {
     let session: SessionManager
     let spec: Spec
 
-    private let lock = NSLock()
+    let lock = NSLock() // lifecycle: internal for Transfer+Lifecycle.swift
     private var phase: Phase = .idle
     private var suspended = false
-    private var cancelRequested = false
+    var cancelRequested = false // lifecycle: internal for Transfer+Lifecycle.swift
     private var handlers: [@Sendable (TransferOutcome) -> Void] = []
     private var draining = false
     private var downloadProgressHandlers: [ProgressHandler] = []
@@ -66,6 +72,8 @@ final class Transfer: @unchecked Sendable {
     private var currentResponse: HTTPURLResponse?
     private var attempts = 0
     private var metricsHistory: [TransferMetrics] = []
+    /// lifecycle: redirects followed by hand in the current attempt (reset on each retry).
+    var redirectHop = RedirectHop()
 
     init(session: SessionManager, spec: Spec) {
         self.session = session
@@ -154,6 +162,7 @@ final class Transfer: @unchecked Sendable {
             finish(error: .explicitlyCancelled, request: spec.urlRequest.value)
             return
         }
+        emitStarted() // lifecycle: created + resumed events
         beginAttempt()
     }
 
@@ -167,6 +176,7 @@ final class Transfer: @unchecked Sendable {
         cancelRequested = true
         let current = phase
         lock.unlock()
+        emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
         switch current {
         case .idle:
             // Not started: finish now so handlers attached later see the cancellation.
@@ -192,6 +202,7 @@ final class Transfer: @unchecked Sendable {
         if case .running = phase { running = true } else { running = false }
         lock.unlock()
         if !wasSuspended, running { session.engine.enqueue(.pause(self)) }
+        if !wasSuspended { emit(posting: Notification.Name.Task.DidSuspend) { $0.requestDidSuspend($1) } } // lifecycle
     }
 
     /// Starts the transfer, or continues it after `suspend()`.
@@ -206,6 +217,7 @@ final class Transfer: @unchecked Sendable {
             start()
         } else if wasSuspended {
             session.engine.enqueue(.unpause(self))
+            emit(posting: Notification.Name.Task.DidResume) { $0.requestDidResume($1) } // lifecycle
         }
     }
 
@@ -213,33 +225,43 @@ final class Transfer: @unchecked Sendable {
 
     private func beginAttempt() {
         let startTime = Date.timeIntervalSinceReferenceDate
-        var request: URLRequest
+        let initial: URLRequest
         switch spec.urlRequest {
         case let .failure(error):
             finish(error: error, request: nil)
             return
         case let .success(built):
-            request = built
+            initial = built
         }
-        do {
-            for adapter in spec.adapters {
-                request = try adapter.adapt(request)
+        // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
+        runAdapters(initial) { result in
+            switch result {
+            case let .failure(error):
+                self.finish(error: error, request: initial)
+            case let .success(request):
+                self.sendAttempt(request, body: self.spec.body, credential: self.spec.credential,
+                                 startTime: startTime, isRedirect: false)
             }
-        } catch {
-            finish(error: (error as? CurlfireError) ?? .requestAdaptationFailed(error: error), request: request)
-            return
         }
-        if let error = RequestChecks.validate(request, body: spec.body, allowsBodyInGET: spec.allowsBodyInGET) {
+    }
+
+    /// Hands one attempt to the engine: a first attempt or retry (adapted), or a redirect hop
+    /// followed by hand (lifecycle: `isRedirect`, with that hop's body and credential).
+    func sendAttempt(_ request: URLRequest, body: UploadBody, credential: (user: String, password: String)?,
+                     startTime: TimeInterval, isRedirect: Bool) {
+        if let error = RequestChecks.validate(request, body: body, allowsBodyInGET: spec.allowsBodyInGET) {
             finish(error: error, request: request)
             return
         }
-        let options = session.transferOptions(for: request, credential: spec.credential,
+        var options = session.transferOptions(for: request, credential: credential,
                                               reportsProgress: hasProgressHandlers)
-        let attempt = CurlAttempt(transfer: self, request: request, body: spec.body, options: options,
+        // lifecycle: a RedirectHandler other than `.follow` sees every hop, so libcurl must not follow.
+        if !spec.redirectHandler.followsNatively { options.followRedirects = false }
+        let attempt = CurlAttempt(transfer: self, request: request, body: body, options: options,
                                   sink: spec.makeSink(), startTime: startTime)
         lock.lock()
         currentRequest = request
-        attempts += 1
+        if isRedirect { redirectHop.count += 1 } else { attempts += 1; redirectHop = RedirectHop() }
         phase = .running
         let cancelled = cancelRequested
         lock.unlock()
@@ -271,6 +293,9 @@ final class Transfer: @unchecked Sendable {
         if let response = result.response { currentResponse = response }
         let cancelled = cancelRequested
         lock.unlock()
+        emitAttemptFinished(result) // lifecycle
+        // lifecycle: a redirect to follow by hand starts the next hop (Transfer+Lifecycle.swift).
+        if !cancelled, followRedirectByHand(outcome) { return }
         if !cancelled, !spec.retriers.isEmpty, let retryError = Self.retryableError(outcome) {
             // Never on the engine thread: a retrier may take its time.
             let failed = outcome
@@ -297,18 +322,27 @@ final class Transfer: @unchecked Sendable {
             complete(outcome)
             return
         }
-        let request = DataRequest(core: RequestCore(session: session, spec: spec, transfer: self))
+        let request = requestValue
         let once = OnceFlag()
-        retrier.should(session, retry: request, with: error) { shouldRetry, delay in
+        // lifecycle: the RetryResult form (its default bridges to the Alamofire 4 `should`).
+        retrier.retry(request, for: session, dueTo: error) { result in
             guard once.claim() else { return }
-            guard shouldRetry else {
+            if let retryError = result.error {
+                var failed = outcome
+                failed.error = .requestRetryFailed(retryError: retryError, originalError: error)
+                self.complete(failed)
+                return
+            }
+            guard result.retryRequired else {
                 self.consultRetriers(retriers.dropFirst(), error: error, outcome: outcome)
                 return
             }
+            let delay = result.delay ?? 0
             if self.lock.withLock({ self.cancelRequested }) {
                 self.complete(Self.cancelled(outcome))
                 return
             }
+            self.emit { $0.requestIsRetrying($1) } // lifecycle
             let retry: @Sendable () -> Void = { self.beginAttempt() }
             if delay > 0 {
                 DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: retry)
@@ -344,7 +378,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Completes the transfer: no more attempts; handlers run.
-    private func complete(_ outcome: TransferOutcome) {
+    func complete(_ outcome: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
         removeTemporaryBody()
         if let finishOutcome = spec.finishOutcome {
             // Called on the engine thread (or the caller's): file work such as a download's move
@@ -356,6 +390,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     private func publish(_ outcome: TransferOutcome) {
+        emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
         lock.lock()
         phase = .finished(outcome)
         let drainNow = !handlers.isEmpty && !draining
@@ -395,21 +430,6 @@ final class Transfer: @unchecked Sendable {
                 progress.completedUnitCount = completed
                 closure(progress)
             }
-        }
-    }
-}
-
-/// Lets a completion closure run its effect once, however often it is called.
-final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var claimed = false
-
-    /// `true` the first time only.
-    func claim() -> Bool {
-        lock.withLock {
-            if claimed { return false }
-            claimed = true
-            return true
         }
     }
 }

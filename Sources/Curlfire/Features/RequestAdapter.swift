@@ -7,6 +7,11 @@ public protocol RequestAdapter: Sendable {
     /// Returns the request to send. A thrown error fails the request with
     /// ``CurlfireError/requestAdaptationFailed(error:)`` (a thrown ``CurlfireError`` is kept as is).
     func adapt(_ urlRequest: URLRequest) throws -> URLRequest
+
+    /// Adapts `urlRequest` and calls `completion` exactly once, on any thread: the form the engine
+    /// calls. The default implementation runs ``adapt(_:)``.
+    func adapt(_ urlRequest: URLRequest, for session: SessionManager,
+               completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void)
 }
 
 /// A ``RequestAdapter`` from a closure.
@@ -20,4 +25,47 @@ public struct Adapter: RequestAdapter {
 
     /// Runs the closure.
     public func adapt(_ urlRequest: URLRequest) throws -> URLRequest { try closure(urlRequest) }
+}
+
+extension RequestAdapter {
+    /// Adapts `urlRequest` and calls `completion` exactly once, on any thread. The engine calls
+    /// this form; the default runs ``adapt(_:)``. Implement it for an adapter that must wait (for
+    /// a token refresh, say); a failure fails the request with
+    /// ``CurlfireError/requestAdaptationFailed(error:)``.
+    public func adapt(_ urlRequest: URLRequest, for session: SessionManager,
+                      completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
+        completion(Result { try adapt(urlRequest) })
+    }
+}
+
+/// A ``RequestAdapter`` from an `async` closure, for adapters that must wait (a keychain, a token
+/// service). The closure runs in a new unstructured task for every attempt.
+public struct AsyncAdapter: RequestAdapter {
+    private let closure: @Sendable (URLRequest) async throws -> URLRequest
+
+    /// Creates an adapter that runs `closure` before every attempt.
+    public init(_ closure: @escaping @Sendable (URLRequest) async throws -> URLRequest) {
+        self.closure = closure
+    }
+
+    /// Cannot wait synchronously: always throws ``AsyncAdapterError/requiresAsynchronousAdaptation``.
+    /// The engine uses ``adapt(_:for:completion:)``.
+    public func adapt(_ urlRequest: URLRequest) throws -> URLRequest {
+        throw AsyncAdapterError.requiresAsynchronousAdaptation
+    }
+
+    /// Runs the closure in a task and reports its result.
+    public func adapt(_ urlRequest: URLRequest, for session: SessionManager,
+                      completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
+        let closure = closure
+        Task {
+            do { completion(.success(try await closure(urlRequest))) } catch { completion(.failure(error)) }
+        }
+    }
+}
+
+/// Why an ``AsyncAdapter`` refused to adapt.
+public enum AsyncAdapterError: Error, Sendable {
+    /// ``AsyncAdapter/adapt(_:)`` was called directly: it cannot wait for its closure.
+    case requiresAsynchronousAdaptation
 }

@@ -13,4 +13,10 @@ public protocol RequestRetrier: Sendable {
     /// Calls `completion` exactly once with whether to retry and the delay in seconds.
     func should(_ manager: SessionManager, retry request: any Request, with error: Error,
                 completion: @escaping @Sendable (_ shouldRetry: Bool, _ timeDelay: TimeInterval) -> Void)
+
+    /// Decides with a ``RetryResult`` — which can also fail the request with an error — and calls
+    /// `completion` exactly once: the form the engine calls. The default implementation asks
+    /// ``should(_:retry:with:completion:)``.
+    func retry(_ request: any Request, for session: SessionManager, dueTo error: Error,
+               completion: @escaping @Sendable (RetryResult) -> Void)
 }

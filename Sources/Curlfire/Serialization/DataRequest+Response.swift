@@ -9,12 +9,14 @@ extension DataTransferRequest {
                          completionHandler: @escaping @Sendable (DefaultDataResponse) -> Void) -> Self {
         let validators = _dataRequest.validators
         let queue = queue ?? _dataRequest.core.session.callbackQueue
-        _dataRequest.core.transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately) { outcome in
+        let transfer = _dataRequest.core.transfer
+        transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately) { outcome in
             let error = outcome.error
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
             let response = DefaultDataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
                                                error: error, timeline: outcome.timeline, metrics: outcome.metrics,
                                                allMetrics: outcome.allMetrics)
+            transfer.emitParsed(response)
             queue.async { completionHandler(response) }
         }
         return self
@@ -44,14 +46,17 @@ extension DataTransferRequest {
         deliver: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
     ) {
         let validators = _dataRequest.validators
-        _dataRequest.core.transfer.addHandler(start: start ?? _dataRequest.core.session.startRequestsImmediately) { outcome in
+        let transfer = _dataRequest.core.transfer
+        transfer.addHandler(start: start ?? _dataRequest.core.session.startRequestsImmediately) { outcome in
             let error = outcome.error
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
             let result = serializer.serializeResponse(outcome.request, outcome.response, outcome.data, error)
             let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
-            deliver(DataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
-                                 result: result, timeline: timeline, metrics: outcome.metrics,
-                                 allMetrics: outcome.allMetrics))
+            let response = DataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
+                                        result: result, timeline: timeline, metrics: outcome.metrics,
+                                        allMetrics: outcome.allMetrics)
+            transfer.emitParsed(response)
+            deliver(response)
         }
     }
 

@@ -68,15 +68,8 @@ enum DownloadTestServer {
 
 /// SHA-256 of a file, lowercase hex, from `openssl dgst -sha256 -r`.
 func sha256(of file: URL) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["openssl", "dgst", "-sha256", "-r", file.path]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, let hex = String(decoding: data, as: UTF8.self).split(separator: " ").first
+    let result = try Subprocess.run(["openssl", "dgst", "-sha256", "-r", file.path])
+    guard result.status == 0, let hex = result.text.split(separator: " ").first
     else { throw TestServerError("openssl dgst failed for \(file.path)") }
     return String(hex)
 }

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Lets a completion closure run its effect once, however often it is called.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    /// `true` the first time only.
+    func claim() -> Bool {
+        lock.withLock {
+            if claimed { return false }
+            claimed = true
+            return true
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import FoundationNetworking
+
+/// Observes the life of a session's requests: creation, adaptation, resume, suspend, cancel,
+/// retries, redirects, completion and serialization.
+///
+/// Attach monitors with ``SessionManager/init(configuration:serverTrustPolicyManager:callbackQueue:eventMonitors:)``.
+/// Each event is delivered on the monitor's ``queue``, never on the engine thread, in the order the
+/// events happened for a given request. Every method has an empty default implementation:
+/// implement the ones you need.
+public protocol EventMonitor: Sendable {
+    /// Where this monitor's events are delivered. A shared serial queue by default.
+    var queue: DispatchQueue { get }
+
+    /// The request started and its `URLRequest` was built (before adapters). Once per request.
+    func request(_ request: any Request, didCreateInitialURLRequest urlRequest: URLRequest)
+    /// The request could not be built (invalid URL, encoding failure). Once per request.
+    func request(_ request: any Request, didFailToCreateURLRequestWithError error: CurlfireError)
+    /// The adapters turned `initialRequest` into `adaptedRequest`, before an attempt.
+    func request(_ request: any Request, didAdaptInitialRequest initialRequest: URLRequest,
+                 to adaptedRequest: URLRequest)
+    /// An adapter failed, before an attempt.
+    func request(_ request: any Request, didFailToAdaptURLRequest initialRequest: URLRequest,
+                 withError error: CurlfireError)
+    /// The request started, or continued after `suspend()`.
+    func requestDidResume(_ request: any Request)
+    /// The request was suspended.
+    func requestDidSuspend(_ request: any Request)
+    /// The request was cancelled (once, at the first `cancel()`).
+    func requestDidCancel(_ request: any Request)
+    /// An attempt finished, with libcurl's measurements.
+    func request(_ request: any Request, didGatherMetrics metrics: TransferMetrics)
+    /// An attempt finished, with its error if it failed below HTTP.
+    func request(_ request: any Request, didCompleteAttemptWith error: CurlfireError?)
+    /// A retrier decided to retry; the next attempt follows (after the retrier's delay).
+    func requestIsRetrying(_ request: any Request)
+    /// A redirect is followed by hand (a ``RedirectHandler`` other than ``Redirector/follow``).
+    func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse)
+    /// The request is finished: no more attempts. Once per request.
+    func requestDidFinish(_ request: any Request)
+    /// A response handler produced its response (validators and serializer applied).
+    func request<Value>(_ request: any Request, didParseResponse response: DataResponse<Value>)
+    /// A `response(queue:completionHandler:)` handler produced its unserialized response.
+    func request(_ request: any Request, didParseResponse response: DefaultDataResponse)
+}
+
+/// The queue monitors use unless they choose one.
+let defaultEventMonitorQueue = DispatchQueue(label: "org.curlfire.eventMonitor")
+
+extension EventMonitor {
+    /// A shared serial queue.
+    public var queue: DispatchQueue { defaultEventMonitorQueue }
+    /// Does nothing.
+    public func request(_ request: any Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
+    /// Does nothing.
+    public func request(_ request: any Request, didFailToCreateURLRequestWithError error: CurlfireError) {}
+    /// Does nothing.
+    public func request(_ request: any Request, didAdaptInitialRequest initialRequest: URLRequest,
+                        to adaptedRequest: URLRequest) {}
+    /// Does nothing.
+    public func request(_ request: any Request, didFailToAdaptURLRequest initialRequest: URLRequest,
+                        withError error: CurlfireError) {}
+    /// Does nothing.
+    public func requestDidResume(_ request: any Request) {}
+    /// Does nothing.
+    public func requestDidSuspend(_ request: any Request) {}
+    /// Does nothing.
+    public func requestDidCancel(_ request: any Request) {}
+    /// Does nothing.
+    public func request(_ request: any Request, didGatherMetrics metrics: TransferMetrics) {}
+    /// Does nothing.
+    public func request(_ request: any Request, didCompleteAttemptWith error: CurlfireError?) {}
+    /// Does nothing.
+    public func requestIsRetrying(_ request: any Request) {}
+    /// Does nothing.
+    public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {}
+    /// Does nothing.
+    public func requestDidFinish(_ request: any Request) {}
+    /// Does nothing.
+    public func request<Value>(_ request: any Request, didParseResponse response: DataResponse<Value>) {}
+    /// Does nothing.
+    public func request(_ request: any Request, didParseResponse response: DefaultDataResponse) {}
+}
+
+/// A monitor from closures, for tests and quick instrumentation: each closure is optional.
+public final class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
+    /// Where events are delivered.
+    public let queue: DispatchQueue
+    /// Called for ``EventMonitor/request(_:didCreateInitialURLRequest:)``.
+    public var requestDidCreateInitialURLRequest: (@Sendable (any Request, URLRequest) -> Void)?
+    /// Called for ``EventMonitor/request(_:didAdaptInitialRequest:to:)``.
+    public var requestDidAdapt: (@Sendable (any Request, URLRequest, URLRequest) -> Void)?
+    /// Called for ``EventMonitor/request(_:didFailToAdaptURLRequest:withError:)``.
+    public var requestDidFailToAdapt: (@Sendable (any Request, URLRequest, CurlfireError) -> Void)?
+    /// Called for ``EventMonitor/requestDidResume(_:)``.
+    public var requestDidResume: (@Sendable (any Request) -> Void)?
+    /// Called for ``EventMonitor/requestDidSuspend(_:)``.
+    public var requestDidSuspend: (@Sendable (any Request) -> Void)?
+    /// Called for ``EventMonitor/requestDidCancel(_:)``.
+    public var requestDidCancel: (@Sendable (any Request) -> Void)?
+    /// Called for ``EventMonitor/request(_:didGatherMetrics:)``.
+    public var requestDidGatherMetrics: (@Sendable (any Request, TransferMetrics) -> Void)?
+    /// Called for ``EventMonitor/request(_:didCompleteAttemptWith:)``.
+    public var requestDidCompleteAttempt: (@Sendable (any Request, CurlfireError?) -> Void)?
+    /// Called for ``EventMonitor/requestIsRetrying(_:)``.
+    public var requestIsRetrying: (@Sendable (any Request) -> Void)?
+    /// Called for ``EventMonitor/request(_:willRedirectTo:for:)``.
+    public var requestWillRedirect: (@Sendable (any Request, URLRequest, HTTPURLResponse) -> Void)?
+    /// Called for ``EventMonitor/requestDidFinish(_:)``.
+    public var requestDidFinish: (@Sendable (any Request) -> Void)?
+    /// Called for both `didParseResponse` events, with the response's error.
+    public var requestDidParseResponse: (@Sendable (any Request, CurlfireError?) -> Void)?
+
+    /// Creates a monitor delivering on `queue` (a new serial queue by default). Set the closures
+    /// before the session runs requests.
+    public init(queue: DispatchQueue = DispatchQueue(label: "org.curlfire.closureEventMonitor")) {
+        self.queue = queue
+    }
+
+    /// Forwards to the closure.
+    public func request(_ request: any Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        requestDidCreateInitialURLRequest?(request, urlRequest)
+    }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, didAdaptInitialRequest initialRequest: URLRequest,
+                        to adaptedRequest: URLRequest) {
+        requestDidAdapt?(request, initialRequest, adaptedRequest)
+    }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, didFailToAdaptURLRequest initialRequest: URLRequest,
+                        withError error: CurlfireError) {
+        requestDidFailToAdapt?(request, initialRequest, error)
+    }
+    /// Forwards to the closure.
+    public func requestDidResume(_ request: any Request) { requestDidResume?(request) }
+    /// Forwards to the closure.
+    public func requestDidSuspend(_ request: any Request) { requestDidSuspend?(request) }
+    /// Forwards to the closure.
+    public func requestDidCancel(_ request: any Request) { requestDidCancel?(request) }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, didGatherMetrics metrics: TransferMetrics) {
+        requestDidGatherMetrics?(request, metrics)
+    }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, didCompleteAttemptWith error: CurlfireError?) {
+        requestDidCompleteAttempt?(request, error)
+    }
+    /// Forwards to the closure.
+    public func requestIsRetrying(_ request: any Request) { requestIsRetrying?(request) }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {
+        requestWillRedirect?(request, redirect, response)
+    }
+    /// Forwards to the closure.
+    public func requestDidFinish(_ request: any Request) { requestDidFinish?(request) }
+    /// Forwards to the closure.
+    public func request<Value>(_ request: any Request, didParseResponse response: DataResponse<Value>) {
+        requestDidParseResponse?(request, response.error)
+    }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, didParseResponse response: DefaultDataResponse) {
+        requestDidParseResponse?(request, response.error)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import FoundationNetworking
+
+/// A request whose response body is delivered chunk by chunk as it arrives, never collected:
+/// to closures (``responseStream(queue:stream:)``) or as an `AsyncSequence` (``streamingData()``).
+///
+/// Back-pressure: when a consumer holds more than the request's buffer limit of chunks it has not
+/// consumed yet, the transfer pauses (libcurl stops reading the socket) until it catches up, so a
+/// slow consumer does not grow memory. A stream is never retried (its bytes may already have been
+/// consumed) and redirects are followed by libcurl. Attach consumers before the body starts to
+/// arrive: a consumer receives the chunks that arrive after it was attached.
+public struct StreamRequest: Request {
+    let core: RequestCore
+    let buffer: StreamBuffer
+
+    init(core: RequestCore, buffer: StreamBuffer) {
+        self.core = core
+        self.buffer = buffer
+    }
+
+    /// The request as sent (after adapters), or as built before it started.
+    public var request: URLRequest? { core.transfer.request }
+    /// The response, once the transfer finished.
+    public var response: HTTPURLResponse? { core.transfer.response }
+    /// Always 0: streams are not retried.
+    public var retryCount: Int { core.transfer.retryCount }
+    /// `"GET https://host/path (200)"`.
+    public var description: String { core.description }
+    /// The request as a runnable `curl` command line (credentials redacted).
+    public var debugDescription: String { core.debugDescription }
+
+    /// Cancels the transfer; consumers complete with ``CurlfireError/explicitlyCancelled``.
+    @discardableResult public func cancel() -> Self { core.transfer.cancel(); return self }
+    /// Pauses the transfer until `resume()`.
+    @discardableResult public func suspend() -> Self { core.transfer.suspend(); return self }
+    /// Starts the transfer, or continues it after `suspend()`.
+    @discardableResult public func resume() -> Self { core.transfer.resume(); return self }
+
+    /// One event of a stream: a chunk, or the completion.
+    public struct Stream: Sendable {
+        /// What happened.
+        public enum Event: Sendable {
+            /// A chunk of the body, in order.
+            case stream(Data)
+            /// The transfer is over; always the last event.
+            case complete(Completion)
+        }
+
+        /// What happened.
+        public let event: Event
+        /// Cancels the transfer (from inside the closure, say).
+        public let cancel: @Sendable () -> Void
+    }
+
+    /// The end of a stream: everything about the exchange except the body.
+    public struct Completion: Sendable {
+        /// The request sent (after adapters).
+        public let request: URLRequest?
+        /// The response, if one arrived.
+        public let response: HTTPURLResponse?
+        /// When each stage happened (serialization completes with the transfer).
+        public let timeline: Timeline
+        /// What libcurl measured.
+        public let metrics: TransferMetrics?
+        /// The transport error, cancellation or preparation failure, if any.
+        public let error: CurlfireError?
+    }
+
+    /// Delivers every chunk, then the completion, to `stream` on `queue` (the session's
+    /// `callbackQueue` by default; give a serial queue). A chunk counts as consumed when the
+    /// closure returns for it, so a slow closure pauses the transfer. Starts the request
+    /// (unless `startRequestsImmediately` is `false`).
+    @discardableResult
+    public func responseStream(queue: DispatchQueue? = nil, stream: @escaping @Sendable (Stream) -> Void) -> Self {
+        let transfer = core.transfer
+        let consumer = ClosureStreamConsumer(queue: queue ?? core.session.callbackQueue, buffer: buffer,
+                                             cancel: { transfer.cancel() }, closure: stream)
+        buffer.add(consumer)
+        transfer.addHandler(start: core.session.startRequestsImmediately) { outcome in
+            consumer.finish(Self.completion(outcome))
+        }
+        return self
+    }
+
+    /// The body as an `AsyncSequence` of chunks, ending when the transfer does and throwing its
+    /// error. Starts the request. Cancelling the iterating task, or abandoning the iteration before
+    /// the end, cancels the transfer. A chunk counts as consumed when the iterator returns it.
+    public func streamingData() -> DataStream {
+        let consumer = AsyncStreamConsumer(buffer: buffer)
+        buffer.add(consumer)
+        core.transfer.addHandler(start: true) { outcome in consumer.finish(Self.completion(outcome)) }
+        return DataStream(consumer: consumer, transfer: core.transfer)
+    }
+
+    static func completion(_ outcome: TransferOutcome) -> Completion {
+        Completion(request: outcome.request, response: outcome.response, timeline: outcome.timeline,
+                   metrics: outcome.metrics, error: outcome.error)
+    }
+}
+
+extension SessionManager {
+    /// Creates a stream request: the response body delivered chunk by chunk.
+    ///
+    /// - Parameters:
+    ///   - url:                  The URL.
+    ///   - method:               The method. `.get` by default.
+    ///   - parameters:           Parameters to encode. `nil` by default.
+    ///   - encoding:             How to encode them. `URLEncoding.default` by default.
+    ///   - headers:              Headers, added to the session's defaults. `nil` by default.
+    ///   - maximumBufferedBytes: How many received bytes a consumer may hold unconsumed before the
+    ///                           transfer pauses. 1 MiB by default.
+    public func streamRequest(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                              encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                              maximumBufferedBytes: Int = 1 << 20) -> StreamRequest {
+        let built = Self.build { () throws -> URLRequest in
+            try encoding.encode(try URLRequest(url: url, method: method, headers: headers), with: parameters)
+        }
+        return streamRequest(built, maximumBufferedBytes: maximumBufferedBytes)
+    }
+
+    /// Creates a stream request from anything that produces a `URLRequest`.
+    public func streamRequest(_ urlRequest: URLRequestConvertible, maximumBufferedBytes: Int = 1 << 20) -> StreamRequest {
+        streamRequest(Self.build { try urlRequest.asURLRequest() }, maximumBufferedBytes: maximumBufferedBytes)
+    }
+
+    private func streamRequest(_ built: Result<URLRequest, CurlfireError>, maximumBufferedBytes: Int) -> StreamRequest {
+        let buffer = StreamBuffer(highWater: maximumBufferedBytes)
+        var spec = dataSpec(built)
+        spec.retriers = []
+        spec.redirectHandler = nil
+        spec.makeSink = { StreamSink(buffer: buffer) }
+        spec.makeRequestValue = { StreamRequest(core: $0, buffer: buffer) }
+        let core = RequestCore(session: self, spec: spec)
+        buffer.transfer = core.transfer
+        return StreamRequest(core: core, buffer: buffer)
+    }
+}
+
+/// Creates a stream request on ``SessionManager/default``; see
+/// ``SessionManager/streamRequest(_:method:parameters:encoding:headers:maximumBufferedBytes:)``.
+public func streamRequest(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                          encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                          maximumBufferedBytes: Int = 1 << 20) -> StreamRequest {
+    SessionManager.default.streamRequest(url, method: method, parameters: parameters, encoding: encoding,
+                                         headers: headers, maximumBufferedBytes: maximumBufferedBytes)
+}
+
+/// Creates a stream request from a `URLRequestConvertible` on ``SessionManager/default``.
+public func streamRequest(_ urlRequest: URLRequestConvertible, maximumBufferedBytes: Int = 1 << 20) -> StreamRequest {
+    SessionManager.default.streamRequest(urlRequest, maximumBufferedBytes: maximumBufferedBytes)
+}
