@@ -53,7 +53,7 @@ extension SessionManager {
     }
 
     func dataSpec(_ built: Result<URLRequest, CurlfireError>) -> Transfer.Spec {
-        var spec = Transfer.Spec(urlRequest: built.map(prepare))
+        var spec = Transfer.Spec(urlRequest: built)
         if case let .success(request) = spec.urlRequest, let body = request.httpBody, !body.isEmpty {
             spec.body = .data(body)
         }

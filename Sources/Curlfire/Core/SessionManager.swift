@@ -82,15 +82,6 @@ public final class SessionManager: @unchecked Sendable {
 
     // MARK: - Internal plumbing
 
-    /// Adds the session's default headers the request does not set itself.
-    func prepare(_ request: URLRequest) -> URLRequest {
-        var request = request
-        for header in configuration.httpAdditionalHeaders where request.value(forHTTPHeaderField: header.name) == nil {
-            request.setValue(header.value, forHTTPHeaderField: header.name)
-        }
-        return request
-    }
-
     /// Resolves the transport options of one attempt.
     func transferOptions(for request: URLRequest, credential: (user: String, password: String)?,
                          reportsProgress: Bool) -> TransferOptions {
@@ -101,7 +92,7 @@ public final class SessionManager: @unchecked Sendable {
         options.followRedirects = configuration.followsRedirects
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion
-        options.acceptEncoding = request.value(forHTTPHeaderField: "Accept-Encoding")
+        options.defaultHeaders = configuration.httpAdditionalHeaders
         options.cookiesEnabled = configuration.httpShouldSetCookies
         options.proxy = configuration.proxy
         options.credential = credential

@@ -32,7 +32,9 @@ final class CurlAttempt: @unchecked Sendable {
     let startTime: TimeInterval
 
     private(set) var easy: UnsafeMutableRawPointer?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let headerList: UnsafeMutablePointer<curl_slist>?
+    /// The `Accept-Encoding` value for `CURLOPT_ACCEPT_ENCODING`, from the request or the session.
+    private let acceptEncoding: String?
     private var connectToList: UnsafeMutablePointer<curl_slist>?
     private var head = ResponseHead()
     private var firstByteTime: TimeInterval?
@@ -56,6 +58,8 @@ final class CurlAttempt: @unchecked Sendable {
         reader = BodyReader(body)
         bodyLength = body.length ?? 0
         self.startTime = startTime
+        (headerList, acceptEncoding) = Self.makeHeaderList(request: request, defaults: options.defaultHeaders,
+                                                          hasBody: !body.isEmpty)
     }
 
     /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`); freed in deinit.
@@ -144,35 +148,46 @@ final class CurlAttempt: @unchecked Sendable {
     }
 
     private func configureHeaders(_ handle: UnsafeMutableRawPointer) {
-        var list: UnsafeMutablePointer<curl_slist>?
-        var sawExpect = false
-        var sawContentType = false
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            switch name.lowercased() {
-            case "accept-encoding": continue // sent by libcurl through CURLOPT_ACCEPT_ENCODING
-            case "expect": sawExpect = true
-            case "content-type": sawContentType = true
-            default: break
-            }
-            // "Name;" sends a header with an empty value; "Name:" would remove it.
-            let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
-            list = curl_slist_append(list, line)
-        }
-        if !sawExpect { list = curl_slist_append(list, "Expect:") }
-        if !sawContentType, !reader.isEmptyBody || request.httpMethod?.uppercased() == "POST" {
-            // libcurl would invent `application/x-www-form-urlencoded`; send what the user set, or nothing.
-            list = curl_slist_append(list, "Content-Type:")
-        }
-        headerList = list
-        set(cfcurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
-        if let encoding = options.acceptEncoding {
-            set(cfcurl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, encoding))
+        set(cfcurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+        if let acceptEncoding {
+            set(cfcurl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, acceptEncoding))
         }
         if let credential = options.credential {
             set(cfcurl_easy_setopt_string(handle, CURLOPT_USERNAME, credential.user))
             set(cfcurl_easy_setopt_string(handle, CURLOPT_PASSWORD, credential.password))
             set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTPAUTH, cfcurl_auth_basic_digest()))
         }
+    }
+
+    /// Builds libcurl's header list from the request's headers plus the session's defaults the
+    /// request does not set. Runs in `init`, on the caller's thread, to keep the engine thread free.
+    private static func makeHeaderList(request: URLRequest, defaults: HTTPHeaders, hasBody: Bool)
+        -> (list: UnsafeMutablePointer<curl_slist>?, acceptEncoding: String?) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var acceptEncoding: String?
+        var sawExpect = false
+        var sawContentType = false
+        let fields = request.allHTTPHeaderFields ?? [:]
+        func append(_ name: String, _ value: String) {
+            if HeaderName.equals(name, "accept-encoding") {
+                acceptEncoding = value // sent by libcurl through CURLOPT_ACCEPT_ENCODING, which also decodes
+                return
+            }
+            if HeaderName.equals(name, "expect") { sawExpect = true }
+            if HeaderName.equals(name, "content-type") { sawContentType = true }
+            // "Name;" sends a header with an empty value; "Name:" would remove it.
+            list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        for (name, value) in fields { append(name, value) }
+        for header in defaults where !fields.keys.contains(where: { HeaderName.equals($0, header.name) }) {
+            append(header.name, header.value)
+        }
+        if !sawExpect { list = curl_slist_append(list, "Expect:") }
+        if !sawContentType, hasBody || request.httpMethod == "POST" {
+            // libcurl would invent `application/x-www-form-urlencoded`; send what the user set, or nothing.
+            list = curl_slist_append(list, "Content-Type:")
+        }
+        return (list, acceptEncoding)
     }
 
     private func configureTimeouts(_ handle: UnsafeMutableRawPointer) {

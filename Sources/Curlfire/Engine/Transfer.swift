@@ -64,7 +64,14 @@ final class Transfer: @unchecked Sendable {
     private var phase: Phase = .idle
     private var suspended = false
     var cancelRequested = false // lifecycle: internal for Transfer+Lifecycle.swift
-    private var handlers: [@Sendable (TransferOutcome) -> Void] = []
+    /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
+    /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
+    private struct Handler {
+        let queue: DispatchQueue?
+        let run: @Sendable (TransferOutcome) -> Void
+    }
+
+    private var handlers: [Handler] = []
     private var draining = false
     private var downloadProgressHandlers: [ProgressHandler] = []
     private var uploadProgressHandlers: [ProgressHandler] = []
@@ -104,9 +111,14 @@ final class Transfer: @unchecked Sendable {
 
     /// Adds a handler, run once with the outcome after the handlers attached before it.
     /// Starts the transfer when `start` is true.
-    func addHandler(start: Bool, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs — validation, serialization and the user's completion, all in
+    ///     one hop from the engine. `nil` runs it inline wherever the outcome is published (possibly
+    ///     the engine thread): only for internal handlers that merely hand the outcome over.
+    func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
         lock.lock()
-        handlers.append(handler)
+        handlers.append(Handler(queue: queue, run: handler))
         let drainNow: TransferOutcome?
         if case let .finished(outcome) = phase, !draining {
             draining = true
@@ -116,7 +128,7 @@ final class Transfer: @unchecked Sendable {
         }
         lock.unlock()
         if let drainNow {
-            DispatchQueue.global().async { self.drain(drainNow) }
+            drain(drainNow)
         } else if start {
             self.start()
         }
@@ -142,7 +154,11 @@ final class Transfer: @unchecked Sendable {
             }
             let handler = handlers.removeFirst()
             lock.unlock()
-            handler(outcome)
+            if let queue = handler.queue {
+                queue.async { handler.run(outcome) }
+            } else {
+                handler.run(outcome)
+            }
         }
     }
 
@@ -397,7 +413,8 @@ final class Transfer: @unchecked Sendable {
         if drainNow { draining = true }
         lock.unlock()
         if drainNow {
-            DispatchQueue.global().async { self.drain(outcome) }
+            // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
+            drain(outcome)
         }
         session.transferDidFinish(self)
     }

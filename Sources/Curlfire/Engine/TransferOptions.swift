@@ -27,8 +27,9 @@ struct TransferOptions: Sendable {
     var maximumRedirects = 16
     /// HTTP version preference.
     var httpVersion: SessionConfiguration.HTTPVersion = .automatic
-    /// Value for `CURLOPT_ACCEPT_ENCODING` (libcurl sends it and decodes the body), or `nil`.
-    var acceptEncoding: String?
+    /// The session's default headers, sent where the request does not set them (`Accept-Encoding`
+    /// goes to `CURLOPT_ACCEPT_ENCODING`, so libcurl both advertises and decodes it).
+    var defaultHeaders = HTTPHeaders()
     /// Whether the session's cookie engine is on.
     var cookiesEnabled = true
     /// The proxy setting.
@@ -53,4 +54,32 @@ struct ClientCertificateFiles: Sendable {
     var keyPath: String?
     var password: String?
     var type: String // "PEM" or "P12"
+}
+
+/// ASCII case-insensitive header-name comparison without allocating (no `lowercased()`).
+enum HeaderName {
+    /// Whether `name` equals `lowercase` (which must be lowercase ASCII), ignoring ASCII case.
+    static func equals(_ name: String, _ lowercase: StaticString) -> Bool {
+        var utf8 = name.utf8.makeIterator()
+        let matched = lowercase.withUTF8Buffer { expected -> Bool in
+            for byte in expected {
+                guard let actual = utf8.next() else { return false }
+                let folded = actual >= 65 && actual <= 90 ? actual + 32 : actual
+                if folded != byte { return false }
+            }
+            return true
+        }
+        return matched && utf8.next() == nil
+    }
+
+    /// Whether two header names are equal, ignoring ASCII case.
+    static func equals(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        for (a, b) in zip(lhs.utf8, rhs.utf8) where a != b {
+            let fa = a >= 65 && a <= 90 ? a + 32 : a
+            let fb = b >= 65 && b <= 90 ? b + 32 : b
+            if fa != fb { return false }
+        }
+        return true
+    }
 }

@@ -76,7 +76,8 @@ public struct StreamRequest: Request {
         let consumer = ClosureStreamConsumer(queue: queue ?? core.session.callbackQueue, buffer: buffer,
                                              cancel: { transfer.cancel() }, closure: stream)
         buffer.add(consumer)
-        transfer.addHandler(start: core.session.startRequestsImmediately) { outcome in
+        // Inline: the consumer only dispatches the completion to its queue.
+        transfer.addHandler(start: core.session.startRequestsImmediately, queue: nil) { outcome in
             consumer.finish(Self.completion(outcome))
         }
         return self
@@ -88,7 +89,8 @@ public struct StreamRequest: Request {
     public func streamingData() -> DataStream {
         let consumer = AsyncStreamConsumer(buffer: buffer)
         buffer.add(consumer)
-        core.transfer.addHandler(start: true) { outcome in consumer.finish(Self.completion(outcome)) }
+        // Inline: the consumer only resumes its waiters.
+        core.transfer.addHandler(start: true, queue: nil) { outcome in consumer.finish(Self.completion(outcome)) }
         return DataStream(consumer: consumer, transfer: core.transfer)
     }
 

@@ -6,16 +6,17 @@ import FoundationNetworking
 /// Awaiting starts the transfer (whatever `startRequestsImmediately` says). Cancelling the
 /// awaiting Swift task cancels the transfer, and the awaited response fails with
 /// ``CurlfireError/explicitlyCancelled``. Every property can be awaited any number of times.
+///
+/// The outcome is handed straight from the engine to the awaiting task; validation and
+/// serialization then run in the awaiting task, once, however many times it is awaited.
 public struct DataTask<Value>: Sendable {
     private let request: DataRequest
-    private let box: ResponseBox<DataResponse<Value>>
+    private let box: AwaitedResponse<DataResponse<Value>>
 
     init<Serializer: DataResponseSerializerProtocol>(request: DataRequest, serializer: Serializer)
     where Serializer.SerializedObject == Value {
         self.request = request
-        let box = ResponseBox<DataResponse<Value>>()
-        self.box = box
-        request.addSerializingHandler(serializer, start: true) { response in box.fulfil(response) }
+        box = AwaitedResponse(transfer: request.core.transfer, produce: request.makeResponseProducer(serializer))
     }
 
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`
@@ -45,26 +46,36 @@ public struct DataTask<Value>: Sendable {
     public func cancel() { request.cancel() }
 }
 
-/// A value delivered once and awaited by any number of tasks.
-final class ResponseBox<Value>: @unchecked Sendable {
+/// A transfer's outcome, handed over once by an inline handler, and the response made from it on
+/// first await (validation and serialization run in the awaiting task, never on the engine thread).
+final class AwaitedResponse<Response>: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: Value?
+    private var outcome: TransferOutcome?
+    private var response: Response?
     private var waiters: [CheckedContinuation<Void, Never>] = []
+    private let produce: @Sendable (TransferOutcome) -> Response
 
-    func fulfil(_ value: Value) {
+    /// Attaches the inline handler to `transfer` and starts it.
+    init(transfer: Transfer, produce: @escaping @Sendable (TransferOutcome) -> Response) {
+        self.produce = produce
+        transfer.addHandler(start: true, queue: nil) { [self] outcome in fulfil(outcome) }
+    }
+
+    private func fulfil(_ outcome: TransferOutcome) {
         lock.lock()
-        stored = value
+        self.outcome = outcome
         let waiting = waiters
         waiters.removeAll()
         lock.unlock()
         for waiter in waiting { waiter.resume() }
     }
 
-    nonisolated(nonsending) var value: Value {
+    /// The response, once the transfer has finished; made on the first call.
+    nonisolated(nonsending) var value: Response {
         get async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.lock()
-                if stored != nil {
+                if outcome != nil {
                     lock.unlock()
                     continuation.resume()
                 } else {
@@ -72,7 +83,20 @@ final class ResponseBox<Value>: @unchecked Sendable {
                     lock.unlock()
                 }
             }
-            return lock.withLock { stored! }
+            return madeResponse()
+        }
+    }
+
+    /// The cached response, or one made now — outside the lock (a serializer is user code). Two
+    /// tasks awaiting at the same moment may both make one; the first stored is kept.
+    private func madeResponse() -> Response {
+        let (cached, outcome) = lock.withLock { (response, self.outcome!) }
+        if let cached { return cached }
+        let made = produce(outcome)
+        return lock.withLock {
+            if let response { return response }
+            response = made
+            return made
         }
     }
 }

@@ -10,20 +10,20 @@ extension DataTransferRequest {
         let validators = _dataRequest.validators
         let queue = queue ?? _dataRequest.core.session.callbackQueue
         let transfer = _dataRequest.core.transfer
-        transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately) { outcome in
+        transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately, queue: queue) { outcome in
             let error = outcome.error
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
             let response = DefaultDataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
                                                error: error, timeline: outcome.timeline, metrics: outcome.metrics,
                                                allMetrics: outcome.allMetrics)
             transfer.emitParsed(response)
-            queue.async { completionHandler(response) }
+            completionHandler(response)
         }
         return self
     }
 
-    /// Serializes the response with `responseSerializer` off the engine thread, then delivers it
-    /// once, on `queue` (the session's `callbackQueue` when `nil`).
+    /// Validates and serializes the response with `responseSerializer` on `queue` (the session's
+    /// `callbackQueue` when `nil`), never on the engine thread, then delivers it there, once.
     @discardableResult
     public func response<Serializer: DataResponseSerializerProtocol>(
         queue: DispatchQueue? = nil,
@@ -31,23 +31,28 @@ extension DataTransferRequest {
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? _dataRequest.core.session.callbackQueue
-        addSerializingHandler(responseSerializer) { response in
-            let box = UncheckedSendable(value: response)
-            queue.async { completionHandler(box.value) }
-        }
+        addSerializingHandler(responseSerializer, queue: queue, deliver: completionHandler)
         return self
     }
 
-    /// Attaches a handler that validates and serializes, then passes the response to `deliver`
-    /// (on the serialization thread).
+    /// Attaches a handler that validates and serializes on `queue`, then passes the response to `deliver` there.
     func addSerializingHandler<Serializer: DataResponseSerializerProtocol>(
         _ serializer: Serializer,
-        start: Bool? = nil,
+        queue: DispatchQueue,
         deliver: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
     ) {
+        let produce = makeResponseProducer(serializer)
+        _dataRequest.core.transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately,
+                                              queue: queue) { outcome in deliver(produce(outcome)) }
+    }
+
+    /// Validation with this value's validators plus serialization: outcome → response. Runs off the
+    /// engine thread (on a handler's queue, or in an awaiting task).
+    func makeResponseProducer<Serializer: DataResponseSerializerProtocol>(_ serializer: Serializer)
+        -> @Sendable (TransferOutcome) -> DataResponse<Serializer.SerializedObject> {
         let validators = _dataRequest.validators
         let transfer = _dataRequest.core.transfer
-        transfer.addHandler(start: start ?? _dataRequest.core.session.startRequestsImmediately) { outcome in
+        return { outcome in
             let error = outcome.error
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
             let result = serializer.serializeResponse(outcome.request, outcome.response, outcome.data, error)
@@ -56,7 +61,7 @@ extension DataTransferRequest {
                                         result: result, timeline: timeline, metrics: outcome.metrics,
                                         allMetrics: outcome.allMetrics)
             transfer.emitParsed(response)
-            deliver(response)
+            return response
         }
     }
 

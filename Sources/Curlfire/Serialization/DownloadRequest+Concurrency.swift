@@ -9,14 +9,12 @@ import FoundationNetworking
 /// Every property can be awaited any number of times.
 public struct DownloadTask<Value>: Sendable {
     private let request: DownloadRequest
-    private let box: ResponseBox<DownloadResponse<Value>>
+    private let box: AwaitedResponse<DownloadResponse<Value>>
 
     init<Serializer: DownloadResponseSerializerProtocol>(request: DownloadRequest, serializer: Serializer)
     where Serializer.SerializedObject == Value {
         self.request = request
-        let box = ResponseBox<DownloadResponse<Value>>()
-        self.box = box
-        request.addSerializingHandler(serializer, start: true) { response in box.fulfil(response) }
+        box = AwaitedResponse(transfer: request.core.transfer, produce: request.makeResponseProducer(serializer))
     }
 
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`

@@ -9,7 +9,7 @@ extension DownloadRequest {
                          completionHandler: @escaping @Sendable (DefaultDownloadResponse) -> Void) -> Self {
         let validators = validators
         let queue = queue ?? core.session.callbackQueue
-        core.transfer.addHandler(start: core.session.startRequestsImmediately) { outcome in
+        core.transfer.addHandler(start: core.session.startRequestsImmediately, queue: queue) { outcome in
             let files = outcome.download ?? DownloadFiles()
             let error = outcome.error
                 ?? DownloadValidator.run(validators, request: outcome.request, response: outcome.response, files: files)
@@ -17,7 +17,7 @@ extension DownloadRequest {
                 request: outcome.request, response: outcome.response, temporaryURL: files.temporaryURL,
                 destinationURL: files.destinationURL, resumeData: files.resumeData, error: error,
                 timeline: outcome.timeline, metrics: outcome.metrics, allMetrics: outcome.allMetrics)
-            queue.async { completionHandler(response) }
+            completionHandler(response)
         }
         return self
     }
@@ -31,32 +31,36 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? core.session.callbackQueue
-        addSerializingHandler(responseSerializer) { response in
-            let box = UncheckedSendable(value: response)
-            queue.async { completionHandler(box.value) }
-        }
+        addSerializingHandler(responseSerializer, queue: queue, deliver: completionHandler)
         return self
     }
 
-    /// Attaches a handler that validates and serializes, then passes the response to `deliver`
-    /// (on the serialization thread).
+    /// Attaches a handler that validates and serializes on `queue`, then passes the response to `deliver` there.
     func addSerializingHandler<Serializer: DownloadResponseSerializerProtocol>(
         _ serializer: Serializer,
-        start: Bool? = nil,
+        queue: DispatchQueue,
         deliver: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
     ) {
+        let produce = makeResponseProducer(serializer)
+        core.transfer.addHandler(start: core.session.startRequestsImmediately, queue: queue) { deliver(produce($0)) }
+    }
+
+    /// Validation with this value's validators plus serialization of the file: outcome → response.
+    /// Runs off the engine thread (on a handler's queue, or in an awaiting task).
+    func makeResponseProducer<Serializer: DownloadResponseSerializerProtocol>(_ serializer: Serializer)
+        -> @Sendable (TransferOutcome) -> DownloadResponse<Serializer.SerializedObject> {
         let validators = validators
-        core.transfer.addHandler(start: start ?? core.session.startRequestsImmediately) { outcome in
+        return { outcome in
             let files = outcome.download ?? DownloadFiles()
             let error = outcome.error
                 ?? DownloadValidator.run(validators, request: outcome.request, response: outcome.response, files: files)
             let result = serializer.serializeResponse(outcome.request, outcome.response,
                                                       files.destinationURL ?? files.temporaryURL, error)
             let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
-            deliver(DownloadResponse(request: outcome.request, response: outcome.response,
-                                     temporaryURL: files.temporaryURL, destinationURL: files.destinationURL,
-                                     resumeData: files.resumeData, result: result, timeline: timeline,
-                                     metrics: outcome.metrics, allMetrics: outcome.allMetrics))
+            return DownloadResponse(request: outcome.request, response: outcome.response,
+                                    temporaryURL: files.temporaryURL, destinationURL: files.destinationURL,
+                                    resumeData: files.resumeData, result: result, timeline: timeline,
+                                    metrics: outcome.metrics, allMetrics: outcome.allMetrics)
         }
     }
 
