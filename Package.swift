@@ -41,13 +41,18 @@ let package = Package(
             dependencies: ["Curlfire"],
             path: "Tests/ReachabilityProbe"
         ),
+        .target(
+            name: "CurlfireTestSupport",
+            path: "Tests/CurlfireTestSupport"
+        ),
         .testTarget(
             name: "CurlfireTests",
-            dependencies: ["Curlfire"]
+            dependencies: ["Curlfire", "CurlfireTestSupport", "COpenSSL"]
         ),
         .testTarget(
             name: "CurlfireIntegrationTests",
-            dependencies: ["Curlfire", "ReachabilityProbe", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Curlfire", "CurlfireTestSupport", "ReachabilityProbe",
+                           .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -6,9 +6,9 @@ import PackageDescription
 
 /// Flip to `true` once `SessionConfiguration.trustedRootCertificates` and a public
 /// `Certificate(contentsOf:)` are on main: Curlfire's HTTPS scenarios then trust the test PKI.
-let curlfireTrustedRoots = false
+let curlfireTrustedRoots = true
 /// Flip to `true` once `DownloadRequest` is on main, and write `CurlfireDownload.measure`.
-let curlfireDownloads = false
+let curlfireDownloads = true
 
 var defines: [SwiftSetting] = []
 if curlfireTrustedRoots { defines.append(.define("CURLFIRE_TRUSTED_ROOTS")) }

@@ -1,4 +1,5 @@
 import Curlfire
+import CurlfireTestSupport
 import Foundation
 import XCTest
 

@@ -2,6 +2,7 @@
 // ignores ranges, answers 416 or 503 to ranges, or sends slowly), plus SHA-256 of files via the
 // openssl CLI (no CryptoKit on Linux).
 
+import CurlfireTestSupport
 import Foundation
 import Synchronization
 

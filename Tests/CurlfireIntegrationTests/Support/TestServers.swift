@@ -15,6 +15,7 @@
 //
 // No dependency on the Curlfire library.
 
+import CurlfireTestSupport
 import Foundation
 import Synchronization
 
@@ -138,36 +139,22 @@ enum TestServers {
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
         let stderrURL = stateDirectory.appendingPathComponent("start.stderr.log")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
-        defer { try? stderrHandle.close() }
-
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [
-            script.path, "start",
-            "--state-dir", stateDirectory.path,
-            "--parent-pid", String(getpid()),
-            "--nginx",
-        ]
-        process.currentDirectoryURL = root
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderrHandle
-        process.standardInput = FileHandle.nullDevice
+        // posix_spawn, not Foundation's Process: its waitUntilExit() can hang while other children exist.
+        let result: SubprocessResult
         do {
-            try process.run()
+            result = try Subprocess.run([python.path, script.path, "start", "--state-dir", stateDirectory.path,
+                                         "--parent-pid", String(getpid()), "--nginx"],
+                                        errorOutput: .file(stderrURL.path), currentDirectory: root.path)
         } catch {
             throw TestServerError("could not run \(python.path): \(error). Run `make deps`.")
         }
-        // The servers never inherit this pipe, so EOF arrives when the launcher exits.
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        // The servers never inherit the output pipe, so EOF arrives when the launcher exits.
+        let output = result.output
+        guard result.status == 0 else {
             let log = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
             let tail = log.split(separator: "\n").suffix(40).joined(separator: "\n")
             throw TestServerError("""
-                scripts/test-servers.py start failed (status \(process.terminationStatus)). \
+                scripts/test-servers.py start failed (status \(result.status)). \
                 Run `make deps` (system packages, .venv with httpbin, test PKI) and retry.
                 \(tail)
                 """)

@@ -1,3 +1,4 @@
+import CurlfireTestSupport
 import Foundation
 import XCTest
 @testable import Curlfire
@@ -42,23 +43,12 @@ enum TrustTestPKI {
         CertificateRevocationList.revocationLists(fromPEM: try Data(contentsOf: url("crl.pem")))
     }
 
-    /// Runs a command and returns its standard output, or `nil` when it exits non-zero.
+    /// Runs a command and returns its standard output (with standard error), or `nil` when it
+    /// exits non-zero. Through posix_spawn: Foundation's `Process.waitUntilExit()` can hang here.
     static func run(_ launchPath: String, _ arguments: [String], input: Data? = nil) -> Data? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: launchPath)
-        process.arguments = arguments
-        let output = Pipe(), inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        if input != nil { process.standardInput = inputPipe }
-        do { try process.run() } catch { return nil }
-        if let input {
-            inputPipe.fileHandleForWriting.write(input)
-            try? inputPipe.fileHandleForWriting.close()
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? data : nil
+        guard let result = try? Subprocess.run([launchPath] + arguments, input: input, errorOutput: .mergeWithOutput)
+        else { return nil }
+        return result.status == 0 ? result.output : nil
     }
 
     private static func generate() -> Result<URL, TrustTestPKIError> {

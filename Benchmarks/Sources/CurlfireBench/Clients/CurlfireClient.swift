@@ -28,7 +28,7 @@ struct CurlfireClient {
             return await closedLoop(url: environment.httpsBase + "/small.txt", concurrency: 1, connections: 1,
                                     version: .http1_1, headers: ["Connection": "close"], countConnections: true)
         case .download:
-            return CurlfireDownload.measure(environment: environment)
+            return await CurlfireDownload.measure(environment: environment)
         case .upload:
             return await upload()
         case .decodeJSON:
@@ -136,9 +136,8 @@ struct CurlfireClient {
     }
 }
 
-/// Trusting the test PKI's root. `SessionConfiguration.trustedRootCertificates` is being wired on
-/// main; until it is, `Certificate` has no public initialiser and Curlfire's HTTPS scenarios are
-/// skipped. Set `curlfireTrustedRoots = true` in Benchmarks/Package.swift once it has landed.
+/// Trusting the test PKI's root through `SessionConfiguration.trustedRootCertificates`
+/// (switch `curlfireTrustedRoots` in Benchmarks/Package.swift).
 enum CurlfireTrust {
     #if CURLFIRE_TRUSTED_ROOTS
     static let isAvailable = true
@@ -154,19 +153,26 @@ enum CurlfireTrust {
     #endif
 }
 
-/// Curlfire's 1 GiB download to disk. `DownloadRequest` is on branch `downloads`, not on main yet:
-/// reading 1 GiB into memory with a data request would not be a download, so the row is skipped.
-/// Once it lands, set `curlfireDownloads = true` in Benchmarks/Package.swift and write the body
-/// below: `session.download(url, to: destination)` with a 1-connection session, await the
-/// response, check the file's size equals `environment.largeFileSize`, and return
-/// `Measurement(status: .ok, value: bytes / seconds / 1e6, count: 1, seconds: seconds, bytes: bytes)`
-/// (the parent adds the peak RSS).
+/// Curlfire's 1 GiB download to disk: a `DownloadRequest` on a one-connection session, written
+/// straight to `scratchDirectory`, checked for its size.
 enum CurlfireDownload {
-    static func measure(environment: BenchEnvironment) -> Measurement {
-        #if CURLFIRE_DOWNLOADS
-        #error("write the DownloadRequest measurement here (see the comment above)")
-        #else
-        return .skipped("pending DownloadRequest (branch downloads)")
-        #endif
+    static func measure(environment: BenchEnvironment) async -> Measurement {
+        var configuration = SessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = 1
+        let session = SessionManager(configuration: configuration)
+        let destination = URL(fileURLWithPath: environment.scratchDirectory + "/curlfire.download")
+        try? FileManager.default.removeItem(at: destination)
+        let started = DispatchTime.now().uptimeNanoseconds
+        let response = await session.download(environment.httpBase + "/large.bin", to: { _, _ in
+            (destination, [.removePreviousFile, .createIntermediateDirectories])
+        }).serializingDownloadedFileURL().response
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        defer { try? FileManager.default.removeItem(at: destination) }
+        if let error = response.error { return .failed("\(error)") }
+        let bytes = ((try? FileManager.default.attributesOfItem(atPath: destination.path)[.size]) as? NSNumber)?.int64Value ?? 0
+        guard bytes == environment.largeFileSize else {
+            return .failed("downloaded \(bytes) bytes, expected \(environment.largeFileSize)")
+        }
+        return Measurement(status: .ok, value: Double(bytes) / seconds / 1e6, count: 1, seconds: seconds, bytes: bytes)
     }
 }
