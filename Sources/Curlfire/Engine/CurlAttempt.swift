@@ -6,7 +6,9 @@ internal import COpenSSL
 /// What one finished attempt produced, handed from the engine thread to its ``Transfer``.
 struct AttemptResult: @unchecked Sendable {
     var request: URLRequest
-    var response: HTTPURLResponse?
+    /// The response head, made into an `HTTPURLResponse` off the engine thread when first read.
+    var lazyResponse: LazyResponse?
+    var response: HTTPURLResponse? { lazyResponse?.response }
     var sink: ResponseSink
     var error: CurlfireError?
     var metrics: TransferMetrics?
@@ -331,11 +333,11 @@ final class CurlAttempt: @unchecked Sendable {
         let now = Date.timeIntervalSinceReferenceDate
         var error: CurlfireError?
         var metrics: TransferMetrics?
-        var response: HTTPURLResponse?
+        var response: LazyResponse?
         if let easy {
             metrics = CurlInfo.metrics(easy, startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
             let finalURL = metrics?.effectiveURL ?? request.url!
-            response = head.makeResponse(url: finalURL)
+            if head.statusCode > 0 { response = LazyResponse(head: head, url: finalURL) }
         }
         if cancelled {
             error = .explicitlyCancelled
@@ -343,7 +345,7 @@ final class CurlAttempt: @unchecked Sendable {
             error = mapError(code)
         }
         reader.finish()
-        return AttemptResult(request: request, response: response, sink: sink, error: error, metrics: metrics,
+        return AttemptResult(request: request, lazyResponse: response, sink: sink, error: error, metrics: metrics,
                              startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now)
     }
 

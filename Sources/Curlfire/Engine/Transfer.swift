@@ -4,7 +4,9 @@ import FoundationNetworking
 /// What a finished transfer hands to each response handler.
 struct TransferOutcome: @unchecked Sendable {
     var request: URLRequest?
-    var response: HTTPURLResponse?
+    /// The response head, made into an `HTTPURLResponse` when first read (never on the engine thread).
+    var lazyResponse: LazyResponse?
+    var response: HTTPURLResponse? { lazyResponse?.response }
     var data: Data?
     var error: CurlfireError?
     var timeline: Timeline
@@ -76,7 +78,7 @@ final class Transfer: @unchecked Sendable {
     private var downloadProgressHandlers: [ProgressHandler] = []
     private var uploadProgressHandlers: [ProgressHandler] = []
     private var currentRequest: URLRequest?
-    private var currentResponse: HTTPURLResponse?
+    private var currentResponse: LazyResponse?
     private var attempts = 0
     private var metricsHistory: [TransferMetrics] = []
     /// lifecycle: redirects followed by hand in the current attempt (reset on each retry).
@@ -93,7 +95,7 @@ final class Transfer: @unchecked Sendable {
     /// The request as sent by the latest attempt (adapted), or as built before the transfer started.
     var request: URLRequest? { lock.withLock { currentRequest } }
     /// The latest response.
-    var response: HTTPURLResponse? { lock.withLock { currentResponse } }
+    var response: HTTPURLResponse? { lock.withLock { currentResponse }?.response }
     /// How many times the transfer was retried.
     var retryCount: Int { lock.withLock { max(0, attempts - 1) } }
     /// Whether the transfer has started.
@@ -297,7 +299,7 @@ final class Transfer: @unchecked Sendable {
     /// Called on the engine thread when an attempt is over.
     func attemptDidFinish(_ result: AttemptResult) {
         var outcome = TransferOutcome(
-            request: result.request, response: result.response, data: (result.sink as? MemorySink)?.data,
+            request: result.request, lazyResponse: result.lazyResponse, data: (result.sink as? MemorySink)?.data,
             error: result.error,
             timeline: Timeline(requestStartTime: result.startTime, initialResponseTime: result.initialResponseTime,
                                requestCompletedTime: result.completedTime,
@@ -306,7 +308,7 @@ final class Transfer: @unchecked Sendable {
         lock.lock()
         if let metrics = result.metrics { metricsHistory.append(metrics) }
         outcome.allMetrics = metricsHistory
-        if let response = result.response { currentResponse = response }
+        if let response = result.lazyResponse { currentResponse = response }
         let cancelled = cancelRequested
         lock.unlock()
         emitAttemptFinished(result) // lifecycle
@@ -328,7 +330,7 @@ final class Transfer: @unchecked Sendable {
         case .explicitlyCancelled?, .sessionDeinitialized?: return nil
         case let error?: return error
         case nil:
-            guard let status = outcome.response?.statusCode, status >= 400 else { return nil }
+            guard let status = outcome.lazyResponse?.statusCode, status >= 400 else { return nil }
             return .responseValidationFailed(reason: .unacceptableStatusCode(code: status))
         }
     }
@@ -377,7 +379,7 @@ final class Transfer: @unchecked Sendable {
     private func finish(error: CurlfireError, request: URLRequest?) {
         let now = Date.timeIntervalSinceReferenceDate
         let outcome = TransferOutcome(
-            request: request, response: nil, data: nil, error: error,
+            request: request, lazyResponse: nil, data: nil, error: error,
             timeline: Timeline(requestStartTime: now, initialResponseTime: now, requestCompletedTime: now,
                                serializationCompletedTime: now),
             metrics: nil, allMetrics: [], sink: nil)
