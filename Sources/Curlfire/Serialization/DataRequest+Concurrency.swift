@@ -10,26 +10,17 @@ import FoundationNetworking
 /// The outcome is handed straight from the engine to the awaiting task; validation and
 /// serialization then run in the awaiting task, once, however many times it is awaited.
 public struct DataTask<Value>: Sendable {
-    private let request: DataRequest
     private let box: AwaitedResponse<DataResponse<Value>>
 
     init<Serializer: DataResponseSerializerProtocol>(request: DataRequest, serializer: Serializer)
     where Serializer.SerializedObject == Value {
-        self.request = request
         box = AwaitedResponse(transfer: request.core.transfer, produce: request.makeResponseProducer(serializer))
     }
 
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`
     /// of JSON) can be awaited from any actor.
     nonisolated(nonsending) public var response: DataResponse<Value> {
-        get async {
-            let request = request
-            return await withTaskCancellationHandler {
-                await box.value
-            } onCancel: {
-                request.cancel()
-            }
-        }
+        get async { await box.cancellableValue }
     }
 
     /// The result.
@@ -43,7 +34,7 @@ public struct DataTask<Value>: Sendable {
     }
 
     /// Cancels the transfer.
-    public func cancel() { request.cancel() }
+    public func cancel() { box.cancel() }
 }
 
 /// A transfer's outcome, handed over once by an inline handler, and the response made from it on
@@ -54,12 +45,29 @@ final class AwaitedResponse<Response>: @unchecked Sendable {
     private var response: Response?
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private let produce: @Sendable (TransferOutcome) -> Response
+    private let transfer: Transfer
 
     /// Attaches the inline handler to `transfer` and starts it.
     init(transfer: Transfer, produce: @escaping @Sendable (TransferOutcome) -> Response) {
         self.produce = produce
+        self.transfer = transfer
         transfer.addHandler(start: true, queue: nil) { [self] outcome in fulfil(outcome) }
     }
+
+    /// The response; cancelling the awaiting task cancels the transfer.
+    nonisolated(nonsending) var cancellableValue: Response {
+        get async {
+            let transfer = transfer
+            return await withTaskCancellationHandler {
+                await value
+            } onCancel: {
+                transfer.cancel()
+            }
+        }
+    }
+
+    /// Cancels the transfer.
+    func cancel() { transfer.cancel() }
 
     private func fulfil(_ outcome: TransferOutcome) {
         lock.lock()

@@ -8,26 +8,17 @@ import FoundationNetworking
 /// ``CurlfireError/explicitlyCancelled`` and carries resume data when the server allows it.
 /// Every property can be awaited any number of times.
 public struct DownloadTask<Value>: Sendable {
-    private let request: DownloadRequest
     private let box: AwaitedResponse<DownloadResponse<Value>>
 
     init<Serializer: DownloadResponseSerializerProtocol>(request: DownloadRequest, serializer: Serializer)
     where Serializer.SerializedObject == Value {
-        self.request = request
         box = AwaitedResponse(transfer: request.core.transfer, produce: request.makeResponseProducer(serializer))
     }
 
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`
     /// of JSON) can be awaited from any actor.
     nonisolated(nonsending) public var response: DownloadResponse<Value> {
-        get async {
-            let request = request
-            return await withTaskCancellationHandler {
-                await box.value
-            } onCancel: {
-                request.cancel()
-            }
-        }
+        get async { await box.cancellableValue }
     }
 
     /// The result.
@@ -41,7 +32,7 @@ public struct DownloadTask<Value>: Sendable {
     }
 
     /// Cancels the transfer.
-    public func cancel() { request.cancel() }
+    public func cancel() { box.cancel() }
 }
 
 extension DownloadRequest {
