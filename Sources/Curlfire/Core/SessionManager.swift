@@ -132,8 +132,6 @@ public final class SessionManager: @unchecked Sendable {
         }
     }
 
-    /// Called when a transfer finished (for bookkeeping such as notifications).
-    func transferDidFinish(_ transfer: Transfer) {}
 
     /// Adapters that apply to every request of the session.
     var sessionAdapters: [any RequestAdapter] { adapter.map { [$0] } ?? [] }

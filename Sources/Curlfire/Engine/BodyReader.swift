@@ -38,8 +38,8 @@ final class BodyReader {
 
     init(_ body: UploadBody) { self.body = body }
 
-    /// Whether there is no body at all (an empty `Data` still counts as a body).
-    var bodyIsNone: Bool { body.isEmpty }
+    /// Whether there is a body at all (an empty `Data` still counts as one).
+    var hasBody: Bool { !body.isEmpty }
 
     deinit { if fd >= 0 { close(fd) } }
 

@@ -29,6 +29,10 @@ final class CurlAttempt: @unchecked Sendable {
     let request: URLRequest
     let options: TransferOptions
     let sink: ResponseSink
+    /// The sink's optional roles, resolved once: the callbacks run per chunk and a protocol cast is
+    /// a conformance lookup each time.
+    private let headObserver: ResponseHeadObserver?
+    private let backPressure: BackPressureSink?
     let reader: BodyReader
     let bodyLength: Int64
     let startTime: TimeInterval
@@ -60,6 +64,8 @@ final class CurlAttempt: @unchecked Sendable {
         reader = BodyReader(body)
         bodyLength = body.length ?? 0
         self.startTime = startTime
+        headObserver = sink as? ResponseHeadObserver
+        backPressure = sink as? BackPressureSink
         (headerList, acceptEncoding) = Self.makeHeaderList(request: request, defaults: options.defaultHeaders,
                                                           hasBody: !body.isEmpty)
     }
@@ -127,7 +133,7 @@ final class CurlAttempt: @unchecked Sendable {
 
     private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer) {
         let method = request.httpMethod?.uppercased() ?? "GET"
-        let hasBody = !(reader.isEmptyBody)
+        let hasBody = reader.hasBody
         switch method {
         case "GET" where !hasBody:
             set(cfcurl_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
@@ -267,7 +273,7 @@ final class CurlAttempt: @unchecked Sendable {
             let length = head.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             sink.prepare(expectedLength: length)
             // Downloads decide here how the body lands in their file (200: from byte 0, 206: append).
-            (sink as? ResponseHeadObserver)?.responseHeadDidComplete(head)
+            headObserver?.responseHeadDidComplete(head)
         }
         return true
     }
@@ -279,7 +285,7 @@ final class CurlAttempt: @unchecked Sendable {
         if paused { return .paused }
         if sink.write(bytes) {
             // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
-            if let gated = sink as? BackPressureSink, gated.shouldPauseAfterWrite() { paused = true }
+            if let backPressure, backPressure.shouldPauseAfterWrite() { paused = true }
             return .accepted
         }
         sinkFailed = true
@@ -305,7 +311,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
         if downloadChanged, downloaded > 0 {
             // A resumed download counts the bytes it already had (libcurl counts this attempt's only).
-            let base = (sink as? ResponseHeadObserver)?.bytesBeforeBody ?? 0
+            let base = headObserver?.bytesBeforeBody ?? 0
             transfer.reportDownloadProgress(completed: base + downloaded,
                                             total: downloadTotal > 0 ? base + downloadTotal : nil)
         }
@@ -389,11 +395,6 @@ final class CurlAttempt: @unchecked Sendable {
         return .sessionTaskFailed(code: transport, message: message)
     }
 
-}
-
-extension BodyReader {
-    /// Whether the attempt sends no body at all.
-    var isEmptyBody: Bool { bodyIsNone }
 }
 
 /// A sink that can fail with a precise error (a download's file sink).

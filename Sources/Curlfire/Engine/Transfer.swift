@@ -418,7 +418,6 @@ final class Transfer: @unchecked Sendable {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
             drain(outcome)
         }
-        session.transferDidFinish(self)
     }
 
     // MARK: - Progress (engine thread)
