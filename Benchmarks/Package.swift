@@ -4,16 +4,6 @@
 // method and latest results in docs/Performance.md.
 import PackageDescription
 
-/// Flip to `true` once `SessionConfiguration.trustedRootCertificates` and a public
-/// `Certificate(contentsOf:)` are on main: Curlfire's HTTPS scenarios then trust the test PKI.
-let curlfireTrustedRoots = true
-/// Flip to `true` once `DownloadRequest` is on main, and write `CurlfireDownload.measure`.
-let curlfireDownloads = true
-
-var defines: [SwiftSetting] = []
-if curlfireTrustedRoots { defines.append(.define("CURLFIRE_TRUSTED_ROOTS")) }
-if curlfireDownloads { defines.append(.define("CURLFIRE_DOWNLOADS")) }
-
 let package = Package(
     name: "CurlfireBenchmarks",
     platforms: [.macOS(.v15)],
@@ -39,8 +29,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            swiftSettings: defines
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -12,9 +12,6 @@ struct CurlfireClient {
 
     func measure() async -> Measurement {
         let scenario = request.scenario
-        if scenario.usesTLS, !CurlfireTrust.isAvailable {
-            return .skipped("pending trustedRootCertificates: enable curlfireTrustedRoots in Benchmarks/Package.swift")
-        }
         switch scenario {
         case .sequential:
             return await closedLoop(url: environment.httpBase + "/small.txt", concurrency: 1, connections: 1)
@@ -136,21 +133,12 @@ struct CurlfireClient {
     }
 }
 
-/// Trusting the test PKI's root through `SessionConfiguration.trustedRootCertificates`
-/// (switch `curlfireTrustedRoots` in Benchmarks/Package.swift).
+/// Trusting the test PKI's root through `SessionConfiguration.trustedRootCertificates`.
 enum CurlfireTrust {
-    #if CURLFIRE_TRUSTED_ROOTS
-    static let isAvailable = true
-
     static func apply(rootCA: String, to configuration: inout SessionConfiguration) {
         guard let root = try? Certificate(contentsOf: URL(fileURLWithPath: rootCA)) else { return }
         configuration.trustedRootCertificates = [root]
     }
-    #else
-    static let isAvailable = false
-
-    static func apply(rootCA: String, to configuration: inout SessionConfiguration) {}
-    #endif
 }
 
 /// Curlfire's 1 GiB download to disk: a `DownloadRequest` on a one-connection session, written
