@@ -22,6 +22,12 @@ Each path is one fault:
                           honours Range (206) on the next request so a resume can finish
   /ignore-range?size=N    Content-Length N, ETag; always 200 with the whole body, ignoring Range
 
+Resumable faults (a separate block, see serve_resumable): /resumable/<fault>?size=N sends a 200 with
+Content-Length N, a strong ETag and Accept-Ranges, then <fault> after N/2 body bytes: reset-mid-body
+(RST), short-body (FIN), stall (nothing more for 60 s, then close); bad-chunked sends N/2 bytes as one chunk, then
+an invalid chunk size. A request with Range: bytes=K- and the matching If-Range is answered 206 with
+the rest of the same body, so resume data left by the fault can finish the file.
+
 On the HTTPS port (--cert/--key given), every connection completes the TLS handshake and is then
 closed without reading or answering.
 
@@ -80,6 +86,9 @@ def serve(conn):
         query = parse_qs(url.query)
         route = url.path
         size = int(query.get("size", ["100000"])[0])
+        if route.startswith("/resumable/"):  # the separate block above accept_loop
+            serve_resumable(conn, route[len("/resumable/"):], headers, size)
+            return
         if route == "/reset-before-status":
             reset(conn)
         elif route == "/reset-after-headers":
@@ -164,6 +173,42 @@ def serve(conn):
             conn.close()
         except OSError:
             pass
+
+
+# --- Resumable faults (Tests/CurlfireIntegrationTests/DownloadFaultTests.swift, the soak) -----------
+# Kept apart from serve()'s dispatch so routes added there do not collide with these.
+def serve_resumable(conn, fault, headers, size):
+    content = body_bytes(size)
+    etag = b'"resumable-%d"' % size
+    rng = headers.get("range")
+    if rng and rng.startswith("bytes=") and headers.get("if-range") == etag.decode():
+        start = int(rng[6:].split("-")[0])
+        part = content[start:]
+        conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\n"
+                     b"ETag: %s\r\nAccept-Ranges: bytes\r\n\r\n" % (len(part), start, size - 1, size, etag) + part)
+        conn.close()
+        return
+    half = content[: size // 2]
+    if fault == "bad-chunked":
+        conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nETag: %s\r\nAccept-Ranges: bytes\r\n\r\n" % etag)
+        conn.sendall(b"%x\r\n" % len(half) + half + b"\r\n")
+        time.sleep(0.1)
+        conn.sendall(b"zz\r\nnot a chunk\r\n0\r\n\r\n")
+        time.sleep(0.05)
+        conn.close()
+        return
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nETag: %s\r\nAccept-Ranges: bytes\r\n"
+                 b"Content-Type: application/octet-stream\r\n\r\n" % (size, etag) + half)
+    if fault == "reset-mid-body":
+        time.sleep(0.1)
+        reset(conn)
+    elif fault == "stall":
+        time.sleep(60)  # bounded, unlike /stall: the soak stalls hundreds of requests
+        conn.close()
+    else:  # short-body
+        conn.shutdown(socket.SHUT_WR)
+        conn.close()
+# --- end of resumable faults ---------------------------------------------------------------------
 
 
 def accept_loop(listener, handler):

@@ -1,0 +1,198 @@
+import Curlfire
+import Foundation
+import FoundationNetworking
+import XCTest
+
+/// Downloads meeting the fault server (scripts/fault-server.py): whatever goes wrong, nothing lands at
+/// the destination, no temporary file is left behind unless resume data points at it, the error is the
+/// typed cause, and resume data is there exactly when resumable body bytes arrived — and finishes the
+/// file byte for byte against a server that answers the range.
+///
+/// Each test points `TMPDIR` at a directory of its own so the temporary files it sees are its own
+/// (other processes on the machine download into `/tmp` too).
+final class DownloadFaultTests: XCTestCase {
+    private var directory: URL!
+    private var temporaryDirectory: URL!
+    private var savedTMPDIR: String?
+
+    override func setUpWithError() throws {
+        let base = URL(fileURLWithPath: "/tmp").appendingPathComponent("curlfire-faults-\(UUID().uuidString)")
+        directory = base.appendingPathComponent("destination")
+        temporaryDirectory = base.appendingPathComponent("tmp")
+        for url in [directory!, temporaryDirectory!] {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        }
+        savedTMPDIR = ProcessInfo.processInfo.environment["TMPDIR"]
+        setenv("TMPDIR", temporaryDirectory.path, 1)
+        XCTAssertEqual(FileManager.default.temporaryDirectory.standardizedFileURL.path,
+                       temporaryDirectory.standardizedFileURL.path, "FileManager follows TMPDIR")
+    }
+
+    override func tearDownWithError() throws {
+        if let savedTMPDIR { setenv("TMPDIR", savedTMPDIR, 1) } else { unsetenv("TMPDIR") }
+        try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
+    }
+
+    /// A session whose idle timeout is one second, so a stall fails fast.
+    private func session(trustingTestRoot: Bool = false) throws -> SessionManager {
+        var configuration = SessionConfiguration()
+        configuration.timeoutIntervalForRequest = 1
+        configuration.timeoutIntervalForResource = 10
+        if trustingTestRoot {
+            configuration.trustedRootCertificates = [try Certificate(contentsOf: Live.servers().pkiFile("root-ca.pem"))]
+        }
+        return SessionManager(configuration: configuration)
+    }
+
+    private var destination: URL { directory.appendingPathComponent("file.bin") }
+
+    private func to(_ url: URL) -> DownloadRequest.DownloadFileDestination {
+        { _, _ in (url, [.createIntermediateDirectories]) }
+    }
+
+    /// The files in this test's temporary directory.
+    private func temporaryFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: temporaryDirectory.path).sorted()
+    }
+
+    /// The fault server's deterministic body: byte i is (i * 31 + 7) mod 256.
+    private func expectedBody(size: Int) -> Data {
+        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    }
+
+    /// Downloads `url` to the destination and checks the failure: the typed cause, an empty
+    /// destination directory, and resume data (with its partial file) exactly when `partialBytes` is
+    /// not `nil`. Returns the response.
+    @discardableResult
+    private func assertFault(_ url: String, _ expected: TransportErrorCode, partialBytes: Int?, within seconds: TimeInterval,
+                             session: SessionManager, file: StaticString = #filePath, line: UInt = #line)
+        async throws -> DownloadResponse<URL> {
+        let started = Date()
+        let response = await session.download(url, to: to(destination)).serializingDownloadedFileURL().response
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(response.error?.transportErrorCode, expected, "\(url): \(response.debugDescription)", file: file, line: line)
+        XCTAssertLessThan(elapsed, seconds, "\(url) took \(elapsed) s", file: file, line: line)
+        XCTAssertNil(response.destinationURL, file: file, line: line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path), "no partial file at the destination",
+                       file: file, line: line)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], file: file, line: line)
+        if let partialBytes {
+            XCTAssertNotNil(response.resumeData, "\(url): bytes arrived, resume data expected", file: file, line: line)
+            let partial = try XCTUnwrap(response.temporaryURL, file: file, line: line)
+            XCTAssertEqual(fileSize(partial), partialBytes, file: file, line: line)
+            XCTAssertEqual(try temporaryFiles(), [partial.lastPathComponent], "only the partial file the resume data names",
+                           file: file, line: line)
+        } else {
+            XCTAssertNil(response.resumeData, "\(url): no resumable bytes, no resume data", file: file, line: line)
+            XCTAssertNil(response.temporaryURL, file: file, line: line)
+            XCTAssertEqual(try temporaryFiles(), [], "the temporary file is removed", file: file, line: line)
+        }
+        return response
+    }
+
+    /// Resumes `resumeData` against the fault server (which answers the range) and checks the file.
+    private func assertResumes(_ resumeData: Data, size: Int, session: SessionManager,
+                               file: StaticString = #filePath, line: UInt = #line) async throws {
+        let resumed = await session.download(resumingWith: resumeData, to: to(destination)).validate()
+            .serializingDownloadedFileURL().response
+        XCTAssertNil(resumed.error, resumed.debugDescription, file: file, line: line)
+        XCTAssertEqual(resumed.response?.statusCode, 206, file: file, line: line)
+        XCTAssertEqual(resumed.destinationURL, destination, file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: destination), expectedBody(size: size), "byte for byte", file: file, line: line)
+        XCTAssertEqual(try temporaryFiles(), [], "the partial file was moved to the destination", file: file, line: line)
+    }
+
+    // MARK: - Not resumable: no validator, or no body byte
+
+    func testThatAResetMidBodyLeavesNoFileAndNoResumeDataWithoutAValidator() async throws {
+        try await assertFault(FaultServer.shared().url("/reset-mid-body"), .connectionLost, partialBytes: nil,
+                              within: 4, session: session())
+    }
+
+    func testThatAShortBodyLeavesNoFileAndNoResumeDataWithoutAValidator() async throws {
+        try await assertFault(FaultServer.shared().url("/short-body"), .connectionLost, partialBytes: nil,
+                              within: 4, session: session())
+    }
+
+    func testThatBadChunkingLeavesNoFileAndNoResumeDataWithoutAValidator() async throws {
+        try await assertFault(FaultServer.shared().url("/bad-chunked"), .connectionLost, partialBytes: nil,
+                              within: 4, session: session())
+    }
+
+    func testThatAStallBeforeTheBodyTimesOutWithNoFile() async throws {
+        try await assertFault(FaultServer.shared().url("/stall"), .timedOut, partialBytes: nil,
+                              within: 4, session: session())
+    }
+
+    func testThatATLSServerClosingAfterTheHandshakeLeavesNoFile() async throws {
+        try await assertFault(FaultServer.shared().https.absoluteString + "/file.bin", .connectionLost, partialBytes: nil,
+                              within: 4, session: session(trustingTestRoot: true))
+    }
+
+    // MARK: - Resumable: a strong ETag and body bytes received
+
+    func testThatAResetMidBodyLeavesResumeDataThatFinishesTheFile() async throws {
+        let session = try session()
+        let size = 200_000
+        let failed = try await assertFault(FaultServer.shared().url("/resumable/reset-mid-body?size=\(size)"), .connectionLost,
+                                           partialBytes: size / 2, within: 4, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+    }
+
+    func testThatAShortBodyLeavesResumeDataThatFinishesTheFile() async throws {
+        let session = try session()
+        let size = 150_000
+        let failed = try await assertFault(FaultServer.shared().url("/resumable/short-body?size=\(size)"), .connectionLost,
+                                           partialBytes: size / 2, within: 4, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+    }
+
+    func testThatBadChunkingAfterBodyBytesLeavesResumeDataThatFinishesTheFile() async throws {
+        let session = try session()
+        let size = 100_000
+        let failed = try await assertFault(FaultServer.shared().url("/resumable/bad-chunked?size=\(size)"), .connectionLost,
+                                           partialBytes: size / 2, within: 4, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+    }
+
+    func testThatAStallMidBodyHitsTheResourceTimeoutWithResumeDataThatFinishesTheFile() async throws {
+        var configuration = SessionConfiguration()
+        configuration.timeoutIntervalForRequest = 30
+        configuration.timeoutIntervalForResource = 2
+        let session = SessionManager(configuration: configuration)
+        let size = 120_000
+        let failed = try await assertFault(FaultServer.shared().url("/resumable/stall?size=\(size)"), .timedOut,
+                                           partialBytes: size / 2, within: 3.5, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+    }
+
+    /// The idle timeout is libcurl's low-speed check (under 1 byte/s for `timeoutIntervalForRequest`
+    /// seconds), and libcurl averages the speed over its last 5 seconds: once body bytes have flowed,
+    /// a stall is noticed about 5 s late. Documented in docs/Reliability.md; this pins the bound.
+    func testThatAStallMidBodyHitsTheIdleTimeoutWithinFiveSecondsOfSlack() async throws {
+        let size = 120_000
+        let failed = try await assertFault(FaultServer.shared().url("/resumable/stall?size=\(size)"), .timedOut,
+                                           partialBytes: size / 2, within: 1 + 5 + 2.5, session: session())
+        XCTAssertGreaterThan(failed.timeline.totalDuration, 0.9, "not before the idle timeout")
+    }
+
+    func testThatAResumeMeetingTheSameFaultAgainKeepsItsPartialFileAndResumeData() async throws {
+        let session = try session()
+        let size = 100_000
+        let failed = try await assertFault(FaultServer.shared().url("/resumable/short-body?size=\(size)"), .connectionLost,
+                                           partialBytes: size / 2, within: 4, session: session)
+        // The fault server now refuses the connection: port 1 on loopback is closed.
+        let resumeData = try XCTUnwrap(failed.resumeData)
+        var object = try XCTUnwrap(JSONSerialization.jsonObject(with: resumeData) as? [String: Any])
+        var request = try XCTUnwrap(object["request"] as? [String: Any])
+        request["url"] = "http://127.0.0.1:1/resumable/short-body?size=\(size)"
+        object["request"] = request
+        let refused = await session.download(resumingWith: try JSONSerialization.data(withJSONObject: object), to: to(destination))
+            .serializingDownloadedFileURL().response
+        XCTAssertEqual(refused.error?.transportErrorCode, .cannotConnect, refused.debugDescription)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        XCTAssertEqual(fileSize(refused.temporaryURL), size / 2, "the partial file is untouched")
+        XCTAssertNotNil(refused.resumeData)
+        try await assertResumes(resumeData, size: size, session: session)
+    }
+}
