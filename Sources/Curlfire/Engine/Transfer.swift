@@ -136,14 +136,20 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Adds a progress closure for the response body.
+    /// Adds a progress closure for the response body (dropped when the transfer has finished).
     func addDownloadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
-        lock.withLock { downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure)) }
+        lock.withLock {
+            if case .finished = phase { return }
+            downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
+        }
     }
 
-    /// Adds a progress closure for the request body.
+    /// Adds a progress closure for the request body (dropped when the transfer has finished).
     func addUploadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
-        lock.withLock { uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure)) }
+        lock.withLock {
+            if case .finished = phase { return }
+            uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
+        }
     }
 
     private func drain(_ outcome: TransferOutcome) {
@@ -267,7 +273,8 @@ final class Transfer: @unchecked Sendable {
     /// followed by hand (lifecycle: `isRedirect`, with that hop's body and credential).
     func sendAttempt(_ request: URLRequest, body: UploadBody, credential: (user: String, password: String)?,
                      startTime: TimeInterval, isRedirect: Bool) {
-        if let error = RequestChecks.validate(request, body: body, allowsBodyInGET: spec.allowsBodyInGET) {
+        if let error = RequestChecks.validate(request, body: body, allowsBodyInGET: spec.allowsBodyInGET,
+                                              defaultHeaders: session.configuration.httpAdditionalHeaders) {
             finish(error: error, request: request)
             return
         }
@@ -411,6 +418,10 @@ final class Transfer: @unchecked Sendable {
         emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
         lock.lock()
         phase = .finished(outcome)
+        // No report follows; a closure that captures its own request (`request.downloadProgress {
+        // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
+        downloadProgressHandlers.removeAll()
+        uploadProgressHandlers.removeAll()
         let drainNow = !handlers.isEmpty && !draining
         if drainNow { draining = true }
         lock.unlock()
