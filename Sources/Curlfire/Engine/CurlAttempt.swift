@@ -386,6 +386,12 @@ final class CurlAttempt: @unchecked Sendable {
         // libcurl has no dedicated codes for these malformed replies; its message names them.
         if code == CURLE_UNSUPPORTED_PROTOCOL && message.contains("HTTP/0.9") {
             transport = .badServerResponse
+        } else if code == CURLE_UNSUPPORTED_PROTOCOL && !message.contains("rotocol") {
+            // The error buffer keeps libcurl's first message: after a reused connection turned out
+            // dead ("Recv failure: …") and the retry on a new one met a non-HTTP reply, it no longer
+            // names HTTP/0.9. Unsupported schemes never get here (RequestChecks, redirect protocols).
+            transport = .badServerResponse
+            message = "Received HTTP/0.9 when not allowed (earlier on this request: \(message))"
         } else if code == CURLE_OUT_OF_MEMORY && !head.isComplete {
             // libcurl refuses a header line over 100 KB ("Avoided giant realloc for header") with
             // its out-of-memory code, before the head is complete.
