@@ -91,3 +91,32 @@ bench-build:
 
 bench: deps bench-build
 	SWIFT=$(SWIFT) scripts/bench.sh $(BENCH_ARGS)
+
+# Reliability (docs/Reliability.md). `make soak` runs the mixed soak for SOAK_SECONDS (10 minutes by
+# default) in a release build; `make soak-ci` runs it for 30 s from the debug build `make test` made.
+# `make sanitize` runs the tests under ThreadSanitizer and AddressSanitizer, each in its own scratch
+# path so neither fights the normal build; SANITIZE_FILTER narrows them (a `swift test --filter`).
+SOAK_SECONDS ?= 600
+SOAK_ARGS ?=
+SANITIZE_FILTER ?=
+SANITIZE_TEST_FLAGS := $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)',)
+
+.PHONY: soak soak-ci sanitize sanitize-thread sanitize-address
+
+soak: deps
+	$(SWIFT) build -c release --product CurlfireSoak
+	.build/release/CurlfireSoak --duration $(SOAK_SECONDS) $(SOAK_ARGS)
+
+soak-ci: deps
+	$(SWIFT) build --product CurlfireSoak
+	.build/debug/CurlfireSoak --duration 30 $(SOAK_ARGS)
+
+sanitize: sanitize-thread sanitize-address
+
+sanitize-thread: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan $(SANITIZE_TEST_FLAGS)
+
+sanitize-address: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(SANITIZE_TEST_FLAGS)

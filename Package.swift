@@ -41,6 +41,11 @@ let package = Package(
             dependencies: ["Curlfire"],
             path: "Tests/ReachabilityProbe"
         ),
+        .executableTarget(
+            name: "CurlfireSoak",
+            dependencies: ["Curlfire", "CurlfireTestSupport"],
+            path: "Tests/Soak"
+        ),
         .target(
             name: "CurlfireTestSupport",
             path: "Tests/CurlfireTestSupport"

@@ -1,0 +1,103 @@
+import Curlfire
+import CurlfireTestSupport
+import Foundation
+import Synchronization
+import XCTest
+
+/// 10,000 GETs against nginx with 200 in flight on one session: no failure, every body right, and
+/// the session's descriptors and threads gone once it is released.
+final class LoadTests: XCTestCase {
+    private static let total = 10_000
+    private static let window = 200
+    private static let expectedBody = Data("Hello, Curlfire!\n".utf8)
+
+    /// Counts requests in flight and remembers the peak.
+    private final class InFlight: Sendable {
+        private let state = Mutex<(current: Int, peak: Int)>((0, 0))
+        func enter() { state.withLock { $0.current += 1; $0.peak = max($0.peak, $0.current) } }
+        func leave() { state.withLock { $0.current -= 1 } }
+        var peak: Int { state.withLock { $0.peak } }
+    }
+
+    /// Runs the load on a session of its own, released when this returns.
+    /// Returns the failures (descriptions), the peak in flight, and the wall time.
+    private func runLoad(url: URL) async -> (failures: [String], peak: Int, seconds: TimeInterval) {
+        var configuration = SessionConfiguration()
+        configuration.httpMaximumConnectionsPerHost = Self.window
+        let session = SessionManager(configuration: configuration)
+        let inFlight = InFlight()
+        let started = Date()
+        let failures = await withTaskGroup(of: String?.self) { group in
+            var next = 0
+            func add() {
+                let index = next
+                next += 1
+                group.addTask {
+                    inFlight.enter()
+                    let response = await session.request(url).validate().serializingData().response
+                    inFlight.leave()
+                    if response.value == Self.expectedBody { return nil }
+                    return "#\(index): \(response.debugDescription)"
+                }
+            }
+            while next < Self.window { add() }
+            var failures: [String] = []
+            for await failure in group {
+                if let failure { failures.append(failure) }
+                if next < Self.total { add() }
+            }
+            return failures
+        }
+        return (failures, inFlight.peak, Date().timeIntervalSince(started))
+    }
+
+    func testThatTenThousandRequestsWithTwoHundredInFlightAllSucceedAndLeaveNothingBehind() async throws {
+        let servers = try TestServers.shared()
+        let base = try XCTUnwrap(servers.nginxHTTP, "nginx is required")
+        let url = base.appendingPathComponent("small.txt")
+        // Warm-up: a session of its own, released, so lazily created process-wide state is in the baseline.
+        do {
+            let warm = await SessionManager(configuration: SessionConfiguration()).request(url).serializingData().response
+            XCTAssertEqual(warm.value, Self.expectedBody, warm.debugDescription)
+        }
+        XCTAssertTrue(ProcessResources.settle(timeout: 5) { ResourceSample.now().engineThreads == 0 })
+        let before = ResourceSample.now()
+
+        let (failures, peak, seconds) = await runLoad(url: url)
+        let during = ResourceSample.now()
+        print(String(format: "LoadTests: %d requests, %d in flight, %.2f s, %.0f req/s; before %@, right after %@",
+                     Self.total, peak, seconds, Double(Self.total) / seconds, before.description, during.description))
+        XCTAssertEqual(failures.count, 0, failures.prefix(3).joined(separator: "\n"))
+        XCTAssertEqual(peak, Self.window, "exactly the window in flight")
+
+        // The session is released: its engine thread ends and its connections close.
+        let engineGone = ProcessResources.settle(timeout: 10) { ResourceSample.now().engineThreads == 0 }
+        let fdsBack = ProcessResources.settle(timeout: 10) { ResourceSample.now().openFileDescriptors <= before.openFileDescriptors }
+        // Dispatch's idle worker threads time out on their own; give them a while.
+        let threadsBack = ProcessResources.settle(timeout: 30) { ResourceSample.now().threads <= before.threads }
+        let after = ResourceSample.now()
+        print("LoadTests: after release \(after)")
+        XCTAssertTrue(engineGone, "no engine thread left behind: \(after)")
+        XCTAssertTrue(fdsBack, "descriptors back to \(before.openFileDescriptors): \(after)")
+        XCTAssertTrue(threadsBack, "threads back to \(before.threads): \(after)")
+    }
+
+    /// A progress closure that captures its own request (the usual way to cancel at some point) must
+    /// not keep the transfer — and so the session and its engine thread — alive once it finished.
+    func testThatAProgressClosureCapturingItsRequestDoesNotKeepTheSessionAlive() async throws {
+        let base = try XCTUnwrap(TestServers.shared().nginxHTTP, "nginx is required")
+        weak var released: SessionManager?
+        do {
+            let session = SessionManager(configuration: SessionConfiguration())
+            released = session
+            let download = session.download(base.appendingPathComponent("1k.bin"))
+            let file = await download.downloadProgress { _ in download.cancel() }.serializingDownloadedFileURL().response
+            file.fileURL.map { try? FileManager.default.removeItem(at: $0) }
+            let upload = session.upload(Data(count: 100_000), to: base.appendingPathComponent("discard"))
+            let uploaded = await upload.uploadProgress { _ in _ = upload.response }.serializingData().response
+            XCTAssertEqual(uploaded.response?.statusCode, 204, uploaded.debugDescription)
+        }
+        XCTAssertTrue(ProcessResources.settle(timeout: 5) { released == nil }, "the session was not released")
+        XCTAssertTrue(ProcessResources.settle(timeout: 5) { ResourceSample.now().engineThreads == 0 })
+    }
+}
