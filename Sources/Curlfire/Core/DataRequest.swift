@@ -53,6 +53,15 @@ extension DataTransferRequest {
     public var description: String { _dataRequest.core.description }
     /// The request as a runnable `curl` command line (credentials redacted).
     public var debugDescription: String { _dataRequest.core.debugDescription }
+    /// The request as a runnable `curl` command line.
+    ///
+    /// - Parameter redactingCredentials: Whether the password of `authenticate(user:password:)` or of
+    ///   the URL, and the values of `Authorization`, `Proxy-Authorization`, `Cookie` and `X-API-Key`,
+    ///   are replaced by `***`. `true` by default, as in ``debugDescription``: pass `false` only where
+    ///   the text stays private.
+    public func cURLDescription(redactingCredentials: Bool = true) -> String {
+        _dataRequest.core.cURLDescription(redactingCredentials: redactingCredentials)
+    }
 
     // MARK: - Request-shaping modifiers (each gives a new, not yet started transfer)
 

@@ -51,13 +51,17 @@ struct RequestCore: Sendable {
     var description: String {
         guard let request = transfer.request, let url = request.url else { return "Invalid request" }
         let method = request.httpMethod ?? "GET"
-        if let response = transfer.response { return "\(method) \(url.absoluteString) (\(response.statusCode))" }
-        return "\(method) \(url.absoluteString)"
+        let text = CredentialRedaction.text(of: url)
+        if let response = transfer.response { return "\(method) \(text) (\(response.statusCode))" }
+        return "\(method) \(text)"
     }
 
     /// A runnable `curl` command line, credentials redacted.
-    var debugDescription: String {
+    var debugDescription: String { cURLDescription(redactingCredentials: true) }
+
+    /// A runnable `curl` command line; credentials shown only when `redactingCredentials` is false.
+    func cURLDescription(redactingCredentials: Bool) -> String {
         CURLCommand(request: transfer.request ?? spec.urlRequest.value, body: spec.body,
-                    credential: spec.credential, configuration: session.configuration).text(redacted: true)
+                    credential: spec.credential, configuration: session.configuration).text(redacted: redactingCredentials)
     }
 }

@@ -130,16 +130,17 @@ extension DefaultDataResponse: CustomStringConvertible, CustomDebugStringConvert
 enum ResponseText {
     static func request(_ request: URLRequest?) -> String {
         guard let request else { return "nil" }
-        return "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "nil")"
+        return "\(request.httpMethod ?? "GET") \(CredentialRedaction.text(of: request.url, placeholder: "nil"))"
     }
 
     static func response(_ response: HTTPURLResponse?) -> String {
         guard let response else { return "nil" }
         let headers = response.allHeaderFields.compactMap { key, value -> String? in
             guard let key = key as? String else { return nil }
-            return "\(key): \(value)"
+            return "\(key): \(CredentialRedaction.isSensitive(header: key) ? "***" : "\(value)")"
         }.sorted()
-        return "\(response.statusCode) \(response.url?.absoluteString ?? "") {\(headers.joined(separator: "; "))}"
+        let url = CredentialRedaction.text(of: response.url, placeholder: "")
+        return "\(response.statusCode) \(url) {\(headers.joined(separator: "; "))}"
     }
 
     static func result<Value>(_ result: Result<Value, CurlfireError>) -> String {

@@ -8,9 +8,6 @@ struct CURLCommand {
     let credential: (user: String, password: String)?
     let configuration: SessionConfiguration
 
-    /// Header names whose values are secrets.
-    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
-
     /// The command; secrets are replaced by `***` when `redacted`.
     func text(redacted: Bool) -> String {
         guard let request, let url = request.url else { return "$ curl command could not be created" }
@@ -32,7 +29,7 @@ struct CURLCommand {
                 parts.append("--compressed")
                 continue
             }
-            let value = redacted && Self.sensitiveHeaders.contains(header.name.lowercased()) ? "***" : header.value
+            let value = redacted && CredentialRedaction.isSensitive(header: header.name) ? "***" : header.value
             parts.append("-H \(quote("\(header.name): \(value)"))")
         }
         switch body {
@@ -43,7 +40,7 @@ struct CURLCommand {
         case let .file(fileURL, _):
             parts.append("--data-binary \(quote("@" + fileURL.path))")
         }
-        parts.append(quote(url.absoluteString))
+        parts.append(quote(CredentialRedaction.text(of: url, redacted: redacted, placeholder: "")))
         return parts.joined(separator: " \\\n\t")
     }
 

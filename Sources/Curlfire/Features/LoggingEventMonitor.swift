@@ -7,7 +7,9 @@ import Logging
 /// Curlfire logs nothing unless you attach one:
 /// `SessionManager(eventMonitors: [LoggingEventMonitor(logger: logger)])`. Lifecycle events are
 /// logged at `level` (`.debug` by default), failures at `.warning`. Header values of
-/// `Authorization`, `Cookie` and similar are never logged: only the method and URL are.
+/// `Authorization`, `Cookie` and similar are never logged: only the method and URL are, and a
+/// password in the URL (`https://user:password@host/`) is written `***` unless `redactsCredentials`
+/// is false.
 public struct LoggingEventMonitor: EventMonitor {
     /// The logger events are written to.
     public let logger: Logger
@@ -15,6 +17,8 @@ public struct LoggingEventMonitor: EventMonitor {
     public let level: Logger.Level
     /// Where events are delivered (and logged).
     public let queue: DispatchQueue
+    /// Whether a URL's password is written as `***`. `true` by default.
+    public let redactsCredentials: Bool
 
     /// Creates a monitor writing to `logger`.
     ///
@@ -22,16 +26,18 @@ public struct LoggingEventMonitor: EventMonitor {
     ///   - logger: The logger.
     ///   - level:  The level of lifecycle events. `.debug` by default.
     ///   - queue:  Where events are logged. A new serial queue by default.
+    ///   - redactsCredentials: Whether a URL's password is written as `***`. `true` by default.
     public init(logger: Logger, level: Logger.Level = .debug,
-                queue: DispatchQueue = DispatchQueue(label: "org.curlfire.logging")) {
+                queue: DispatchQueue = DispatchQueue(label: "org.curlfire.logging"), redactsCredentials: Bool = true) {
         self.logger = logger
         self.level = level
         self.queue = queue
+        self.redactsCredentials = redactsCredentials
     }
 
     private func log(_ request: any Request, _ message: String, level: Logger.Level? = nil) {
         let method = request.request?.httpMethod ?? "GET"
-        let url = request.request?.url?.absoluteString ?? "<no URL>"
+        let url = CredentialRedaction.text(of: request.request?.url, redacted: redactsCredentials, placeholder: "<no URL>")
         logger.log(level: level ?? self.level, "\(method) \(url): \(message)")
     }
 
@@ -64,7 +70,7 @@ public struct LoggingEventMonitor: EventMonitor {
     }
     /// Logs the event.
     public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {
-        log(request, "\(response.statusCode) redirects to \(redirect.url?.absoluteString ?? "?")")
+        log(request, "\(response.statusCode) redirects to \(CredentialRedaction.text(of: redirect.url, redacted: redactsCredentials, placeholder: "?"))")
     }
     /// Logs the event.
     public func requestDidFinish(_ request: any Request) {

@@ -28,6 +28,15 @@ public struct StreamRequest: Request {
     public var description: String { core.description }
     /// The request as a runnable `curl` command line (credentials redacted).
     public var debugDescription: String { core.debugDescription }
+    /// The request as a runnable `curl` command line.
+    ///
+    /// - Parameter redactingCredentials: Whether the password of `authenticate(user:password:)` or of
+    ///   the URL, and the values of `Authorization`, `Proxy-Authorization`, `Cookie` and `X-API-Key`,
+    ///   are replaced by `***`. `true` by default, as in ``debugDescription``: pass `false` only where
+    ///   the text stays private.
+    public func cURLDescription(redactingCredentials: Bool = true) -> String {
+        core.cURLDescription(redactingCredentials: redactingCredentials)
+    }
 
     /// Cancels the transfer; consumers complete with ``CurlfireError/explicitlyCancelled``.
     @discardableResult public func cancel() -> Self { core.transfer.cancel(); return self }
