@@ -1,7 +1,6 @@
 import Curlfire
 import CurlfireTestSupport
 import Foundation
-import Synchronization
 import XCTest
 
 /// 10,000 GETs against nginx with 200 in flight on one session: no failure, every body right, and
@@ -11,12 +10,15 @@ final class LoadTests: XCTestCase {
     private static let window = 200
     private static let expectedBody = Data("Hello, Curlfire!\n".utf8)
 
-    /// Counts requests in flight and remembers the peak.
-    private final class InFlight: Sendable {
-        private let state = Mutex<(current: Int, peak: Int)>((0, 0))
-        func enter() { state.withLock { $0.current += 1; $0.peak = max($0.peak, $0.current) } }
-        func leave() { state.withLock { $0.current -= 1 } }
-        var peak: Int { state.withLock { $0.peak } }
+    /// Counts requests in flight and remembers the peak. An `NSLock`, not `Mutex`: ThreadSanitizer
+    /// does not see the futex under `Synchronization.Mutex` and reports its accesses as races.
+    private final class InFlight: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current = 0
+        private var peak_ = 0
+        func enter() { lock.withLock { current += 1; peak_ = max(peak_, current) } }
+        func leave() { lock.withLock { current -= 1 } }
+        var peak: Int { lock.withLock { peak_ } }
     }
 
     /// Runs the load on a session of its own, released when this returns.
@@ -55,12 +57,14 @@ final class LoadTests: XCTestCase {
         let servers = try TestServers.shared()
         let base = try XCTUnwrap(servers.nginxHTTP, "nginx is required")
         let url = base.appendingPathComponent("small.txt")
+        let enginesBefore = ResourceSample.now().engineThreads
         // Warm-up: a session of its own, released, so lazily created process-wide state is in the baseline.
         do {
             let warm = await SessionManager(configuration: SessionConfiguration()).request(url).serializingData().response
             XCTAssertEqual(warm.value, Self.expectedBody, warm.debugDescription)
         }
-        XCTAssertTrue(ProcessResources.settle(timeout: 5) { ResourceSample.now().engineThreads == 0 })
+        // Other tests' sessions (SessionManager.default) may hold engine threads: compare with the baseline.
+        XCTAssertTrue(ProcessResources.settle(timeout: 5) { ResourceSample.now().engineThreads <= enginesBefore })
         let before = ResourceSample.now()
 
         let (failures, peak, seconds) = await runLoad(url: url)
@@ -71,7 +75,7 @@ final class LoadTests: XCTestCase {
         XCTAssertEqual(peak, Self.window, "exactly the window in flight")
 
         // The session is released: its engine thread ends and its connections close.
-        let engineGone = ProcessResources.settle(timeout: 10) { ResourceSample.now().engineThreads == 0 }
+        let engineGone = ProcessResources.settle(timeout: 10) { ResourceSample.now().engineThreads <= before.engineThreads }
         let fdsBack = ProcessResources.settle(timeout: 10) { ResourceSample.now().openFileDescriptors <= before.openFileDescriptors }
         // Dispatch's idle worker threads time out on their own; give them a while.
         let threadsBack = ProcessResources.settle(timeout: 30) { ResourceSample.now().threads <= before.threads }
@@ -87,6 +91,7 @@ final class LoadTests: XCTestCase {
     func testThatAProgressClosureCapturingItsRequestDoesNotKeepTheSessionAlive() async throws {
         let base = try XCTUnwrap(TestServers.shared().nginxHTTP, "nginx is required")
         weak var released: SessionManager?
+        let engines = ResourceSample.now().engineThreads
         do {
             let session = SessionManager(configuration: SessionConfiguration())
             released = session
@@ -98,6 +103,7 @@ final class LoadTests: XCTestCase {
             XCTAssertEqual(uploaded.response?.statusCode, 204, uploaded.debugDescription)
         }
         XCTAssertTrue(ProcessResources.settle(timeout: 5) { released == nil }, "the session was not released")
-        XCTAssertTrue(ProcessResources.settle(timeout: 5) { ResourceSample.now().engineThreads == 0 })
+        XCTAssertTrue(ProcessResources.settle(timeout: 5) { ResourceSample.now().engineThreads <= engines },
+                      "its engine thread ended")
     }
 }

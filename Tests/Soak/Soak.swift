@@ -1,7 +1,6 @@
 import Curlfire
 import CurlfireTestSupport
 import Foundation
-import Synchronization
 
 /// `CurlfireSoak`: a long mixed workload against loopback servers, checking that every outcome is
 /// the expected one and that memory, descriptors, threads and temporary files come back to where
@@ -145,7 +144,7 @@ func regularFiles(under directory: URL) -> [String] {
 
 /// The highest values seen by the periodic samples.
 final class PeakSample: Sendable {
-    private let state = Mutex<(rss: Int, fds: Int, threads: Int)>((0, 0, 0))
+    private let state = Locked<(rss: Int, fds: Int, threads: Int)>((0, 0, 0))
     func note(_ sample: ResourceSample) {
         state.withLock {
             $0 = (max($0.rss, sample.residentBytes), max($0.fds, sample.openFileDescriptors), max($0.threads, sample.threads))

@@ -1,6 +1,5 @@
 import Curlfire
 import Foundation
-import Synchronization
 
 /// The operations the soak mixes, each classifying its own outcome as expected or not.
 ///
@@ -232,7 +231,7 @@ final class SoakWorkload: Sendable {
 
 /// Lets exactly one progress report cancel its request.
 final class CancelOnce: Sendable {
-    private let claimed = Mutex(false)
+    private let claimed = Locked(false)
     func claim() -> Bool {
         claimed.withLock { claimed in
             defer { claimed = true }
