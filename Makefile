@@ -117,6 +117,12 @@ sanitize-thread: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan $(SANITIZE_TEST_FLAGS)
 
+# Under AddressSanitizer a memory ceiling does not hold (redzones, quarantine): that test is skipped.
+# Leak checking is off unless ASAN_OPTIONS says otherwise: at exit LeakSanitizer also reports what
+# XCTest and Foundation never free (test-case instances, static data); see docs/Reliability.md.
+ASAN_SKIP ?= StreamRequestTests.testThatASlowConsumerPausesTheTransferInsteadOfGrowingMemory
+
 sanitize-address: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(SANITIZE_TEST_FLAGS)
+	ASAN_OPTIONS="$${ASAN_OPTIONS:-detect_leaks=0}" $(SWIFT) test --skip-build --sanitize=address \
+	    --scratch-path .build-asan --skip '$(ASAN_SKIP)' $(SANITIZE_TEST_FLAGS)

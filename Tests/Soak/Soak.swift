@@ -79,12 +79,16 @@ struct CurlfireSoak {
         let tally = SoakTally()
         let started = Date()
         let peak = PeakSample()
+        let halfway = Locked<ResourceSample?>(nil) // the first sample in the second half of the run
         do {
             let workload = try SoakWorkload(servers: servers, directory: files, oneK: oneK)
             await drive(workload, tally: tally, concurrency: options.concurrency,
                         until: started.addingTimeInterval(options.duration)) {
                 let sample = ResourceSample.now()
                 peak.note(sample)
+                if Date().timeIntervalSince(started) >= options.duration / 2 {
+                    halfway.withLock { if $0 == nil { $0 = sample } }
+                }
                 say(String(format: "  t=%4.0f s  %7d operations  %@", Date().timeIntervalSince(started), tally.total,
                            sample.description))
             }
@@ -110,6 +114,11 @@ struct CurlfireSoak {
         if growthMiB > options.rssMarginMiB {
             failures.append(String(format: "RSS grew %.1f MiB (margin %.0f MiB)", growthMiB, options.rssMarginMiB))
         }
+        let lateGrowthMiB = halfway.withLock { $0 }.map { Double(whileRunning.residentBytes - $0.residentBytes) / 1_048_576 }
+        if options.duration >= 300, let lateGrowthMiB, lateGrowthMiB > options.lateMarginMiB {
+            failures.append(String(format: "RSS grew %.1f MiB over the second half (margin %.0f MiB)", lateGrowthMiB,
+                                   options.lateMarginMiB))
+        }
         if !leftovers.isEmpty { failures.append("files left behind: \(leftovers.prefix(5))") }
 
         say("""
@@ -123,6 +132,8 @@ struct CurlfireSoak {
             end of run      \(whileRunning)
             after release   \(end)
             RSS growth      \(String(format: "%+.1f MiB", growthMiB)) (margin \(String(format: "%.0f", options.rssMarginMiB)) MiB)
+            second half     \(lateGrowthMiB.map { String(format: "%+.1f MiB", $0) } ?? "n/a") \
+            (margin \(String(format: "%.0f", options.lateMarginMiB)) MiB, checked from 300 s on)
             """)
         for example in tally.examples { say("unexpected: \(example)") }
         say(failures.isEmpty ? "PASS" : "FAIL: " + failures.joined(separator: "; "))

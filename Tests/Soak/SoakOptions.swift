@@ -3,7 +3,7 @@ import Foundation
 /// The soak's command line.
 ///
 ///     CurlfireSoak [--duration SECONDS] [--warmup SECONDS] [--concurrency N]
-///                  [--rss-margin-mib MIB] [--servers-json PATH] [--repo PATH]
+///                  [--rss-margin-mib MIB] [--late-margin-mib MIB] [--servers-json PATH] [--repo PATH]
 struct SoakOptions {
     /// How long the measured run lasts. 600 by default.
     var duration: TimeInterval = 600
@@ -13,6 +13,9 @@ struct SoakOptions {
     var concurrency = 32
     /// Allowed growth of resident memory between the baseline and the end, in MiB. 24 by default.
     var rssMarginMiB = 24.0
+    /// Allowed growth of resident memory over the second half of a run of at least 300 s, in MiB:
+    /// the steady state, where a per-operation leak shows. 4 by default.
+    var lateMarginMiB = 4.0
     /// A servers.json written by `scripts/test-servers.py start --nginx`; the soak starts them when absent.
     var serversJSON: String?
     /// The repository (for scripts/); found from this source file's path by default.
@@ -23,7 +26,7 @@ struct SoakOptions {
 
     static let usage = """
         usage: CurlfireSoak [--duration SECONDS] [--warmup SECONDS] [--concurrency N]
-                            [--rss-margin-mib MIB] [--servers-json PATH] [--repo PATH]
+                            [--rss-margin-mib MIB] [--late-margin-mib MIB] [--servers-json PATH] [--repo PATH]
         """
 
     /// Parses `arguments` (without the program name).
@@ -44,6 +47,7 @@ struct SoakOptions {
             case "--warmup": warmup = try number(flag)
             case "--concurrency": concurrency = max(1, Int(try number(flag)))
             case "--rss-margin-mib": rssMarginMiB = try number(flag)
+            case "--late-margin-mib": lateMarginMiB = try number(flag)
             case "--servers-json": serversJSON = try value(flag)
             case "--repo": repository = URL(fileURLWithPath: try value(flag))
             case "-h", "--help": throw SoakFailure(Self.usage)
