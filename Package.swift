@@ -7,6 +7,11 @@ let package = Package(
         .library(name: "Curlfire", targets: ["Curlfire"]),
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
+        .executable(name: "Downloads", targets: ["Downloads"]),
+        .executable(name: "Uploads", targets: ["Uploads"]),
+        .executable(name: "Pinning", targets: ["Pinning"]),
+        .executable(name: "Retry", targets: ["Retry"]),
+        .executable(name: "Streaming", targets: ["Streaming"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -35,6 +40,36 @@ let package = Package(
             name: "DownloadMeasure",
             dependencies: ["Curlfire"],
             path: "Playgrounds/DownloadMeasure"
+        ),
+        .target(
+            name: "PlaygroundSupport",
+            dependencies: ["CurlfireTestSupport", "COpenSSL"],
+            path: "Playgrounds/PlaygroundSupport"
+        ),
+        .executableTarget(
+            name: "Downloads",
+            dependencies: ["Curlfire", "PlaygroundSupport"],
+            path: "Playgrounds/Downloads"
+        ),
+        .executableTarget(
+            name: "Uploads",
+            dependencies: ["Curlfire", "PlaygroundSupport"],
+            path: "Playgrounds/Uploads"
+        ),
+        .executableTarget(
+            name: "Pinning",
+            dependencies: ["Curlfire", "PlaygroundSupport"],
+            path: "Playgrounds/Pinning"
+        ),
+        .executableTarget(
+            name: "Retry",
+            dependencies: ["Curlfire", "PlaygroundSupport"],
+            path: "Playgrounds/Retry"
+        ),
+        .executableTarget(
+            name: "Streaming",
+            dependencies: ["Curlfire", "PlaygroundSupport"],
+            path: "Playgrounds/Streaming"
         ),
         .executableTarget(
             name: "ReachabilityProbe",
