@@ -31,8 +31,13 @@ func makeFile(_ name: String, _ data: Data) -> URL {
     return url
 }
 
-/// Deterministic bytes that are not text: byte i is (i × 31 + 7) mod 256.
-func binary(_ count: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }) }
+/// Deterministic bytes that are not text: byte i is (i × 31 + 7) mod 256 (a 64 KiB block, repeated).
+func binary(_ count: Int) -> Data {
+    let block = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    var data = Data(capacity: count)
+    while data.count < count { data.append(block.prefix(count - data.count)) }
+    return data
+}
 
 let session = SessionManager()
 
