@@ -1,18 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
+let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming"]
+
 let package = Package(
     name: "Curlfire",
     products: [
         .library(name: "Curlfire", targets: ["Curlfire"]),
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
-        .executable(name: "Downloads", targets: ["Downloads"]),
-        .executable(name: "Uploads", targets: ["Uploads"]),
-        .executable(name: "Pinning", targets: ["Pinning"]),
-        .executable(name: "Retry", targets: ["Retry"]),
-        .executable(name: "Streaming", targets: ["Streaming"]),
-    ],
+    ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -46,31 +44,9 @@ let package = Package(
             dependencies: ["CurlfireTestSupport", "COpenSSL"],
             path: "Playgrounds/PlaygroundSupport"
         ),
-        .executableTarget(
-            name: "Downloads",
-            dependencies: ["Curlfire", "PlaygroundSupport"],
-            path: "Playgrounds/Downloads"
-        ),
-        .executableTarget(
-            name: "Uploads",
-            dependencies: ["Curlfire", "PlaygroundSupport"],
-            path: "Playgrounds/Uploads"
-        ),
-        .executableTarget(
-            name: "Pinning",
-            dependencies: ["Curlfire", "PlaygroundSupport"],
-            path: "Playgrounds/Pinning"
-        ),
-        .executableTarget(
-            name: "Retry",
-            dependencies: ["Curlfire", "PlaygroundSupport"],
-            path: "Playgrounds/Retry"
-        ),
-        .executableTarget(
-            name: "Streaming",
-            dependencies: ["Curlfire", "PlaygroundSupport"],
-            path: "Playgrounds/Streaming"
-        ),
+    ] + playgrounds.map {
+        .executableTarget(name: $0, dependencies: ["Curlfire", "PlaygroundSupport"], path: "Playgrounds/\($0)")
+    } + [
         .executableTarget(
             name: "ReachabilityProbe",
             dependencies: ["Curlfire"],
