@@ -1,13 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
+let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming"]
+
 let package = Package(
     name: "Curlfire",
     products: [
         .library(name: "Curlfire", targets: ["Curlfire"]),
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
-    ],
+    ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -36,6 +39,14 @@ let package = Package(
             dependencies: ["Curlfire"],
             path: "Playgrounds/DownloadMeasure"
         ),
+        .target(
+            name: "PlaygroundSupport",
+            dependencies: ["CurlfireTestSupport", "COpenSSL"],
+            path: "Playgrounds/PlaygroundSupport"
+        ),
+    ] + playgrounds.map {
+        .executableTarget(name: $0, dependencies: ["Curlfire", "PlaygroundSupport"], path: "Playgrounds/\($0)")
+    } + [
         .executableTarget(
             name: "ReachabilityProbe",
             dependencies: ["Curlfire"],
