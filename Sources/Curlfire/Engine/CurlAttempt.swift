@@ -15,6 +15,8 @@ struct AttemptResult: @unchecked Sendable {
     var startTime: TimeInterval
     var initialResponseTime: TimeInterval
     var completedTime: TimeInterval
+    /// Request-body bytes the attempt sent (its known length, or what was read when streamed).
+    var uploadedBodyBytes: Int64 = 0
 }
 
 /// One attempt of a transfer inside the engine: the easy handle's configuration, the libcurl
@@ -352,7 +354,8 @@ final class CurlAttempt: @unchecked Sendable {
         }
         reader.finish()
         return AttemptResult(request: request, lazyResponse: response, sink: sink, error: error, metrics: metrics,
-                             startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now)
+                             startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now,
+                             uploadedBodyBytes: max(bodyLength, lastProgress.3))
     }
 
     /// Why libcurl's own verification (no policy for the host) rejected the server, from OpenSSL's

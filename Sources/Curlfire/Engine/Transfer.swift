@@ -432,7 +432,11 @@ final class Transfer: @unchecked Sendable {
         Self.report(handlers, completed: completed, total: total)
     }
 
+    /// A successful transfer always ends with a complete report in each direction: libcurl's last
+    /// progress callback can come before the final bytes are counted.
     private func reportFinalProgress(_ result: AttemptResult) {
+        let sent = result.uploadedBodyBytes
+        if sent > 0 { reportUploadProgress(completed: sent, total: sent) }
         let received = result.sink.byteCount
         reportDownloadProgress(completed: received, total: received)
     }
