@@ -70,6 +70,8 @@ struct DownloadExchange {
             case .restart:
                 StandardStreams.err("curlfire: the server sent the whole file (200): starting over\n")
                 try Self.replace(destination, with: temporary)
+                reporter.finish(received: Self.fileSize(destination), resumedFrom: 0, destination: destination)
+                return
             case .alreadyComplete:
                 unlink(temporary.path)
                 StandardStreams.err("curlfire: \(destination) is already complete (\(offset) bytes)\n")
@@ -85,7 +87,7 @@ struct DownloadExchange {
             }
             try Self.replace(destination, with: temporary)
         }
-        reporter.finish(received: Self.fileSize(destination), destination: destination)
+        reporter.finish(received: Self.fileSize(destination), resumedFrom: offset, destination: destination)
     }
 
     static func fileSize(_ path: String) -> Int64 {

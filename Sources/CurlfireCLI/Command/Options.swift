@@ -79,7 +79,7 @@ struct TLSOptions: ParsableArguments {
                                                         valueName: "sha256//base64"))
     var pins: [String] = []
 
-    @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file (as well as the system's for hosts without --pin).", valueName: "file"))
+    @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file instead of the system's, as curl does.", valueName: "file"))
     var cacert: String?
 
     @Option(help: ArgumentHelp("Client certificate (PEM, chain allowed) for mutual TLS.", valueName: "file"))

@@ -37,10 +37,15 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Ends the bar's line and prints the summary (always, terminal or not).
-    func finish(received: Int64, destination: String) {
+    ///
+    /// - Parameters:
+    ///   - received:    the file's final size.
+    ///   - resumedFrom: the bytes kept from before (0 when the file was written from the start).
+    ///   - destination: the file's path.
+    func finish(received: Int64, resumedFrom: Int64, destination: String) {
         queue.sync {
             if drew { StandardStreams.err("\n") }
-            StandardStreams.err(ProgressBar.summary(received: received, resumedFrom: offset,
+            StandardStreams.err(ProgressBar.summary(received: received, resumedFrom: resumedFrom,
                                                     elapsed: Date().timeIntervalSince(start), destination: destination) + "\n")
         }
     }

@@ -42,6 +42,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             return .usage
         case .serverTrustEvaluationFailed:
             return .tls
+        case let .sessionTaskFailed(.connectionLost, message) where message.contains("alert"):
+            // A TLS 1.3 server refuses a missing or unknown client certificate with an alert after the
+            // handshake; libcurl reports it while reading, as a lost connection.
+            return .tls
         case let .sessionTaskFailed(code, _):
             return forTransport(code)
         case .multipartEncodingFailed, .downloadedFileMoveFailed, .uploadableReadFailed, .invalidResumeData:
@@ -77,9 +81,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         4  --check-status and a 4xx
         5  --check-status and a 5xx
         6  timeout
-        7  TLS failure: untrusted certificate, pin mismatch, handshake, client identity
+        7  TLS failure: untrusted certificate, pin mismatch, handshake, client
+           identity
         8  connection failure: refused, DNS, reset
-        9  other transport or I/O error (malformed reply, too many redirects, unreadable
-           or unwritable file)
+        9  other transport or I/O error: malformed reply, too many redirects,
+           a file that cannot be read or written
         """
 }
