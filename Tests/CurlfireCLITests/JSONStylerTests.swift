@@ -51,3 +51,19 @@ final class JSONStylerTests: XCTestCase {
         XCTAssertEqual(before, after)
     }
 }
+
+/// Which bodies are shown as JSON, and which are binary.
+final class BodyKindTests: XCTestCase {
+    func testThatJSONIsRecognisedByTypeOrShape() {
+        XCTAssertTrue(BodyKind.looksLikeJSON(Data("x".utf8), contentType: "application/problem+json"))
+        XCTAssertTrue(BodyKind.looksLikeJSON(Data(" \n[1]".utf8), contentType: "text/plain"))
+        XCTAssertFalse(BodyKind.looksLikeJSON(Data("<p>{</p>".utf8), contentType: "text/html"))
+    }
+
+    func testThatBinaryMeansNULOrInvalidUTF8() {
+        XCTAssertFalse(BodyKind.isBinary(Data("héllo\n".utf8)))
+        XCTAssertTrue(BodyKind.isBinary(Data([0x61, 0x00, 0x62])))
+        XCTAssertTrue(BodyKind.isBinary(Data([0xF3, 0xC4, 0x23])))
+        XCTAssertFalse(BodyKind.isBinary(Data()))
+    }
+}

@@ -66,17 +66,12 @@ struct DataExchange {
             try StandardStreams.out(styled.hasSuffix("\n") || !terminal ? styled : styled + "\n")
             return
         }
+        if terminal, command.output.pretty == nil, BodyKind.isBinary(body) {
+            // As httpie: binary bytes would garble the terminal. `-o`, `--download` or a pipe get them.
+            try StandardStreams.out("curlfire: binary data (\(body.count) bytes) not shown on a terminal; use -o FILE or a pipe\n")
+            return
+        }
         try StandardStreams.write(body, to: STDOUT_FILENO)
         if terminal, let last = body.last, last != UInt8(ascii: "\n") { try StandardStreams.out("\n") }
-    }
-}
-
-/// What kind of body a response holds.
-enum BodyKind {
-    /// JSON by content type (`application/json`, `…+json`), or a body that starts like an object or array.
-    static func looksLikeJSON(_ body: Data, contentType: String?) -> Bool {
-        if let contentType, contentType.lowercased().contains("json") { return true }
-        let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 }
