@@ -10,9 +10,11 @@ let package = Package(
         .library(name: "Curlfire", targets: ["Curlfire"]),
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
+        .executable(name: "curlfire", targets: ["CurlfireCLI"]),
     ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -64,6 +66,22 @@ let package = Package(
             name: "CurlfireIntegrationTests",
             dependencies: ["Curlfire", "CurlfireTestSupport", "ReachabilityProbe",
                            .product(name: "Logging", package: "swift-log")]
+        ),
+        // The `curlfire` command-line client: pure logic in CurlfireCLIKit, a thin executable.
+        .target(
+            name: "CurlfireCLIKit",
+            dependencies: ["Curlfire"],
+            path: "Sources/CurlfireCLI/Kit"
+        ),
+        .executableTarget(
+            name: "CurlfireCLI",
+            dependencies: ["Curlfire", "CurlfireCLIKit",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/CurlfireCLI/Command"
+        ),
+        .testTarget(
+            name: "CurlfireCLITests",
+            dependencies: ["CurlfireCLIKit", "CurlfireCLI", "CurlfireTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
