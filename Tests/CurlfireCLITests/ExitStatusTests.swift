@@ -26,7 +26,7 @@ final class ExitStatusTests: XCTestCase {
 
     func testThatOtherErrorsMapByKind() {
         XCTAssertEqual(ExitStatus.forError(.serverTrustEvaluationFailed(host: "h", reason: .publicKeyPinMismatch)), .tls)
-        XCTAssertEqual(ExitStatus.forError(.sessionTaskFailed(code: .connectionLost,
+        XCTAssertEqual(ExitStatus.forError(.sessionTaskFailed(code: .clientCertificateRejected,
                                                               message: "tlsv13 alert certificate required")), .tls)
         XCTAssertEqual(ExitStatus.forError(.invalidURL(url: "x")), .usage)
         XCTAssertEqual(ExitStatus.forError(.uploadableReadFailed(path: "p", message: "m")), .io)

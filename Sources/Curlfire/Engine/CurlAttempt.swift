@@ -394,6 +394,11 @@ final class CurlAttempt: @unchecked Sendable {
             // its out-of-memory code, before the head is complete.
             transport = .badServerResponse
             message = "The response head is too large or malformed (libcurl: \(message))"
+        } else if transport == .connectionLost || transport == .tlsHandshakeFailed,
+                  CurlCodeMapping.isClientCertificateAlert(message) {
+            // TLS 1.3 servers refuse a missing or unknown client certificate after the handshake,
+            // so libcurl sees a receive error; OpenSSL's alert text in the message says why.
+            transport = .clientCertificateRejected
         }
         return .sessionTaskFailed(code: transport, message: message)
     }

@@ -42,10 +42,6 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             return .usage
         case .serverTrustEvaluationFailed:
             return .tls
-        case let .sessionTaskFailed(.connectionLost, message) where message.contains("alert"):
-            // A TLS 1.3 server refuses a missing or unknown client certificate with an alert after the
-            // handshake; libcurl reports it while reading, as a lost connection.
-            return .tls
         case let .sessionTaskFailed(code, _):
             return forTransport(code)
         case .multipartEncodingFailed, .downloadedFileMoveFailed, .uploadableReadFailed, .invalidResumeData:
