@@ -33,7 +33,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Tour",
-            dependencies: ["Curlfire"],
+            dependencies: ["Curlfire", "PlaygroundSupport"],
             path: "Playgrounds/Tour"
         ),
         .executableTarget(
