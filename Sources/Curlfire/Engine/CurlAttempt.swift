@@ -284,6 +284,11 @@ final class CurlAttempt: @unchecked Sendable {
     enum WriteOutcome { case accepted, paused, failed }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
+        if transfer.isCancelFlagged {
+            // Stop now rather than when the engine next handles its commands (finish maps it).
+            cancelled = true
+            return .failed
+        }
         if paused { return .paused }
         if sink.write(bytes) {
             // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
