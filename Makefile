@@ -4,6 +4,7 @@
 #   make build         swift build
 #   make test          deps, swift build --build-tests, swift test
 #   make demo          deps, servers, then `swift run Tour <httpbin URL>`
+#   make playgrounds   deps, servers (with nginx and a fault server), then every playground; fails if any fails
 #   make servers       start the test servers in $(STATE_DIR) (they run until `make stop-servers`)
 #   make stop-servers  stop them
 #   make check-servers check every server's TLS behaviour with the curl CLI
@@ -25,7 +26,7 @@ SERVERS := $(PYTHON) scripts/test-servers.py
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev nginx-light pkg-config python3-venv openssl
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: deps system-deps venv pki build test demo servers stop-servers check-servers clean distclean
+.PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
 
 deps: system-deps venv pki
 
@@ -62,6 +63,10 @@ demo: deps
 	url=$$($(SERVERS) start --state-dir $(STATE_DIR) --parent-pid $$$$ \
 	    | $(PYTHON) -c 'import json, sys; print(json.load(sys.stdin)["httpbin"])'); \
 	$(SWIFT) run Tour "$$url"
+
+# Tour, Downloads, Uploads, Pinning, Retry and Streaming in turn (scripts/run-playgrounds.sh).
+playgrounds: deps
+	SWIFT=$(SWIFT) PYTHON=$(PYTHON) scripts/run-playgrounds.sh $(STATE_DIR)
 
 servers: deps
 	$(SERVERS) start --state-dir $(STATE_DIR) --nginx

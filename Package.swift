@@ -1,15 +1,20 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
+let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming"]
+
 let package = Package(
     name: "Curlfire",
     products: [
         .library(name: "Curlfire", targets: ["Curlfire"]),
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
-    ],
+        .executable(name: "curlfire", targets: ["CurlfireCLI"]),
+    ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -28,7 +33,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Tour",
-            dependencies: ["Curlfire"],
+            dependencies: ["Curlfire", "PlaygroundSupport"],
             path: "Playgrounds/Tour"
         ),
         .executableTarget(
@@ -36,6 +41,14 @@ let package = Package(
             dependencies: ["Curlfire"],
             path: "Playgrounds/DownloadMeasure"
         ),
+        .target(
+            name: "PlaygroundSupport",
+            dependencies: ["CurlfireTestSupport", "COpenSSL"],
+            path: "Playgrounds/PlaygroundSupport"
+        ),
+    ] + playgrounds.map {
+        .executableTarget(name: $0, dependencies: ["Curlfire", "PlaygroundSupport"], path: "Playgrounds/\($0)")
+    } + [
         .executableTarget(
             name: "ReachabilityProbe",
             dependencies: ["Curlfire"],
@@ -58,6 +71,22 @@ let package = Package(
             name: "CurlfireIntegrationTests",
             dependencies: ["Curlfire", "CurlfireTestSupport", "ReachabilityProbe",
                            .product(name: "Logging", package: "swift-log")]
+        ),
+        // The `curlfire` command-line client: pure logic in CurlfireCLIKit, a thin executable.
+        .target(
+            name: "CurlfireCLIKit",
+            dependencies: ["Curlfire"],
+            path: "Sources/CurlfireCLI/Kit"
+        ),
+        .executableTarget(
+            name: "CurlfireCLI",
+            dependencies: ["Curlfire", "CurlfireCLIKit",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/CurlfireCLI/Command"
+        ),
+        .testTarget(
+            name: "CurlfireCLITests",
+            dependencies: ["CurlfireCLIKit", "CurlfireCLI", "CurlfireTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -22,6 +22,15 @@ Each path is one fault:
                           honours Range (206) on the next request so a resume can finish
   /ignore-range?size=N    Content-Length N, ETag; always 200 with the whole body, ignoring Range
 
+Stateful endpoints for the Retry playground (JSON bodies, one request per connection):
+
+  /flaky?key=K&fail=N     counts requests per key: the first N get 503, later ones 200;
+                          the body says which attempt this was
+  /token-protected?realm=R  200 only with `Authorization: Bearer <the realm's current token>`,
+                          else 401 with `WWW-Authenticate: Bearer`
+  /token/refresh?realm=R  rotates the realm's token (R-1, R-2, …) and returns it
+  /token/stats?realm=R    {"refreshes", "accepted", "rejected"} for the realm
+
 Resumable faults (a separate block, see serve_resumable): /resumable/<fault>?size=N sends a 200 with
 Content-Length N, a strong ETag and Accept-Ranges, then <fault> after N/2 body bytes: reset-mid-body
 (RST), short-body (FIN), stall (nothing more for 60 s, then close); bad-chunked sends N/2 bytes as one chunk, then
@@ -74,6 +83,48 @@ def read_request(conn):
 def reset(conn):
     conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     conn.close()
+
+
+STATE_LOCK = threading.Lock()
+FLAKY_COUNTS = {}   # key -> requests seen
+TOKENS = {}         # realm -> {"token": str or None, "refreshes": int, "accepted": int, "rejected": int}
+STATEFUL_ROUTES = ("/flaky", "/token-protected", "/token/refresh", "/token/stats")
+
+
+def send_json(conn, status, obj, extra=b""):
+    body = json.dumps(obj, sort_keys=True).encode()
+    conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n%s\r\n"
+                 % (status, len(body), extra) + body)
+    conn.close()
+
+
+def serve_stateful(conn, route, query, headers):
+    """The Retry playground's endpoints (see the module docstring)."""
+    if route == "/flaky":
+        key, fail = query.get("key", [""])[0], int(query.get("fail", ["1"])[0])
+        with STATE_LOCK:
+            FLAKY_COUNTS[key] = attempt = FLAKY_COUNTS.get(key, 0) + 1
+        if attempt <= fail:
+            send_json(conn, b"503 Service Unavailable", {"key": key, "attempt": attempt, "failing": True})
+        else:
+            send_json(conn, b"200 OK", {"key": key, "attempt": attempt, "failing": False})
+        return
+    realm = query.get("realm", ["default"])[0]
+    with STATE_LOCK:
+        state = TOKENS.setdefault(realm, {"token": None, "refreshes": 0, "accepted": 0, "rejected": 0})
+        if route == "/token/refresh":
+            state["refreshes"] += 1
+            state["token"] = "%s-%d" % (realm, state["refreshes"])
+            reply = (b"200 OK", {"token": state["token"]}, b"")
+        elif route == "/token/stats":
+            reply = (b"200 OK", {k: state[k] for k in ("refreshes", "accepted", "rejected")}, b"")
+        elif state["token"] is not None and headers.get("authorization") == "Bearer " + state["token"]:
+            state["accepted"] += 1
+            reply = (b"200 OK", {"authenticated": True, "token": state["token"]}, b"")
+        else:
+            state["rejected"] += 1
+            reply = (b"401 Unauthorized", {"authenticated": False}, b"WWW-Authenticate: Bearer\r\n")
+    send_json(conn, *reply)
 
 
 def serve(conn):
@@ -165,6 +216,8 @@ def serve(conn):
             content = body_bytes(size)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nETag: \"fault-ignore\"\r\nContent-Type: application/octet-stream\r\n\r\n" % size + content)
             conn.close()
+        elif route in STATEFUL_ROUTES:
+            serve_stateful(conn, route, query, headers)
         else:
             conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
             conn.close()

@@ -1,9 +1,12 @@
 // A guided tour of Curlfire against an httpbin: `swift run Tour [http://127.0.0.1:PORT]`.
+// Without an argument (or $HTTPBIN_URL) it starts, or reuses, the local test servers.
 // `make demo` starts a local httpbin and runs this with its URL. Exits non-zero when a step fails.
 import Curlfire
 import Foundation
+import PlaygroundSupport
 
-let base = CommandLine.arguments.dropFirst().first ?? ProcessInfo.processInfo.environment["HTTPBIN_URL"] ?? "http://127.0.0.1:8080"
+let base = CommandLine.arguments.dropFirst().first ?? ProcessInfo.processInfo.environment["HTTPBIN_URL"]
+    ?? TestServerDescription.shared.httpbin.absoluteString
 nonisolated(unsafe) var failures = 0
 
 func step(_ title: String) { print("\n\u{2501}\u{2501} \(title)") }

@@ -190,7 +190,7 @@ final class ServerTrustTests: XCTestCase {
 
     func testThatMutualTLSFailsWithoutAndPassesWithAClientCertificate() async throws {
         let without = try await get(session(), "mtls")
-        XCTAssertNotNil(without.error)
+        XCTAssertEqual(without.error?.transportErrorCode, .clientCertificateRejected, without.debugDescription)
         XCTAssertNil(without.response)
         let pem = try await get(session { $0.clientIdentity = ClientIdentity(certificateChainFile: self.servers.pkiFile("client-chain.pem"),
                                                                              privateKeyFile: self.servers.pkiFile("client.key")) }, "mtls")

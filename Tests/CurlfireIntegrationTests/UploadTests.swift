@@ -39,6 +39,21 @@ final class UploadTests: XCTestCase {
         XCTAssertEqual(jsonObject(response)["data"] as? String, "hello from curlfire")
     }
 
+    func testThatASmallUploadsProgressEndsAtOneBeforeTheResponse() async throws {
+        let payload = Data(repeating: 0x61, count: 3_000)
+        let progress = Recorder<Int64>()
+        let response = await awaitResponse {
+            Curlfire.upload(payload, to: try! Live.httpbin("/post"), headers: ["Content-Type": "text/plain"])
+                .uploadProgress { progress.append($0.completedUnitCount) }
+                .validate().responseJSON(completionHandler: $0)
+        }
+        XCTAssertNil(response.error)
+        // The progress handler and the response share the session's serial callback queue, so every
+        // report, the final one included, has run by the time the response handler runs.
+        XCTAssertEqual(progress.all.last, 3_000, "reports: \(progress.all)")
+        XCTAssertEqual(progress.all, progress.all.sorted())
+    }
+
     func testThatFileUploadsStreamWithPUTAndPATCH() async throws {
         let file = directory.appendingPathComponent("small.txt")
         try Data("file body".utf8).write(to: file)

@@ -163,7 +163,8 @@ public enum TransportErrorCode: Sendable, Hashable {
     case tlsHandshakeFailed
     /// The server's certificate was rejected by default verification.
     case serverCertificateUntrusted
-    /// A client certificate or key could not be loaded.
+    /// A client certificate or key could not be loaded, or the server refused the certificate sent
+    /// (or its absence) with a TLS alert.
     case clientCertificateRejected
     /// More redirects than allowed.
     case tooManyRedirects

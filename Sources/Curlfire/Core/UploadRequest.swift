@@ -57,7 +57,7 @@ extension SessionManager {
                       headers: headers)
     }
 
-    /// Uploads an already built multipart form; see ``upload(multipartFormData:usingThreshold:to:method:headers:)-(closure)``.
+    /// Uploads an already built multipart form; the closure-taking overload above builds the form for you.
     public func upload(multipartFormData: MultipartFormData,
                        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
                        to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil) -> UploadRequest {

@@ -15,6 +15,8 @@ struct AttemptResult: @unchecked Sendable {
     var startTime: TimeInterval
     var initialResponseTime: TimeInterval
     var completedTime: TimeInterval
+    /// Request-body bytes the attempt sent (its known length, or what was read when streamed).
+    var uploadedBodyBytes: Int64 = 0
 }
 
 /// One attempt of a transfer inside the engine: the easy handle's configuration, the libcurl
@@ -282,6 +284,11 @@ final class CurlAttempt: @unchecked Sendable {
     enum WriteOutcome { case accepted, paused, failed }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
+        if transfer.isCancelFlagged {
+            // Stop now rather than when the engine next handles its commands (finish maps it).
+            cancelled = true
+            return .failed
+        }
         if paused { return .paused }
         if sink.write(bytes) {
             // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
@@ -352,7 +359,8 @@ final class CurlAttempt: @unchecked Sendable {
         }
         reader.finish()
         return AttemptResult(request: request, lazyResponse: response, sink: sink, error: error, metrics: metrics,
-                             startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now)
+                             startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now,
+                             uploadedBodyBytes: max(bodyLength, lastProgress.3))
     }
 
     /// Why libcurl's own verification (no policy for the host) rejected the server, from OpenSSL's
@@ -397,6 +405,11 @@ final class CurlAttempt: @unchecked Sendable {
             // its out-of-memory code, before the head is complete.
             transport = .badServerResponse
             message = "The response head is too large or malformed (libcurl: \(message))"
+        } else if transport == .connectionLost || transport == .tlsHandshakeFailed,
+                  CurlCodeMapping.isClientCertificateAlert(message) {
+            // TLS 1.3 servers refuse a missing or unknown client certificate after the handshake,
+            // so libcurl sees a receive error; OpenSSL's alert text in the message says why.
+            transport = .clientCertificateRejected
         }
         return .sessionTaskFailed(code: transport, message: message)
     }

@@ -30,6 +30,16 @@ enum CurlCodeMapping {
         }
     }
 
+    /// Whether libcurl's message carries a TLS alert a server sends when it refuses the client
+    /// certificate (or its absence): "certificate required", "bad certificate", "unknown ca", …
+    static func isClientCertificateAlert(_ message: String) -> Bool {
+        let alerts = ["alert certificate required", "alert bad certificate", "alert unknown ca",
+                      "alert certificate unknown", "alert certificate revoked", "alert certificate expired",
+                      "alert unsupported certificate"]
+        let lowered = message.lowercased()
+        return alerts.contains { lowered.contains($0) }
+    }
+
     /// libcurl's static text for a code.
     static func message(for code: CURLcode) -> String {
         String(cString: curl_easy_strerror(code))

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationNetworking
+import Synchronization
 
 /// What a finished transfer hands to each response handler.
 struct TransferOutcome: @unchecked Sendable {
@@ -66,6 +67,12 @@ final class Transfer: @unchecked Sendable {
     private var phase: Phase = .idle
     private var suspended = false
     var cancelRequested = false // lifecycle: internal for Transfer+Lifecycle.swift
+    /// `cancelRequested`, readable without the lock from libcurl's write callback: one
+    /// `curl_multi_perform` can deliver many buffers before the engine handles the cancel command,
+    /// so the callback stops the transfer at the next chunk instead.
+    private let cancelFlag = Atomic<Bool>(false)
+    /// Whether `cancel()` was called; cheap enough for every body chunk.
+    var isCancelFlagged: Bool { cancelFlag.load(ordering: .relaxed) }
     /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
     /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
     private struct Handler {
@@ -198,6 +205,7 @@ final class Transfer: @unchecked Sendable {
             return
         }
         cancelRequested = true
+        cancelFlag.store(true, ordering: .relaxed)
         let current = phase
         lock.unlock()
         emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
@@ -443,7 +451,11 @@ final class Transfer: @unchecked Sendable {
         Self.report(handlers, completed: completed, total: total)
     }
 
+    /// A successful transfer always ends with a complete report in each direction: libcurl's last
+    /// progress callback can come before the final bytes are counted.
     private func reportFinalProgress(_ result: AttemptResult) {
+        let sent = result.uploadedBodyBytes
+        if sent > 0 { reportUploadProgress(completed: sent, total: sent) }
         let received = result.sink.byteCount
         reportDownloadProgress(completed: received, total: received)
     }

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Curlfire
+import CurlfireCLIKit
+import Foundation
+
+/// `curlfire [METHOD] URL [ITEM...]`: an httpie-style HTTP client on the Curlfire library.
+@main
+struct CurlfireCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "curlfire",
+        abstract: "Send an HTTP request and print the response: httpie's syntax on Curlfire (libcurl + OpenSSL).",
+        usage: "curlfire [METHOD] <url> [item...] [options]",
+        discussion: """
+            ITEMS
+              Header:value   request header (Header: alone removes a default header)
+              name==value    query parameter
+              name=value     string field (JSON by default, --form for a form)
+              name:=json     raw JSON field, e.g. count:=3 tags:='["a","b"]'
+              name@path      file field (multipart form)
+              name=@path     string field read from a file
+              name:=@path    raw JSON field read from a file
+            METHOD is GET without data fields, POST with them. The URL may omit the
+            scheme (example.org/x means http://) or the host (:8080/x means localhost).
+
+            EXAMPLES
+              curlfire httpbin.org/get search==curl
+              curlfire PUT :8080/items/1 name=Ada admin:=true X-Trace:42
+              curlfire --form POST :8080/upload title=cat photo@cat.jpg
+              curlfire -d -o big.bin https://example.org/big.bin --continue
+
+            EXIT CODES
+            \(ExitStatus.helpTable)
+            """,
+        version: "curlfire 0.1 (Curlfire on libcurl)"
+    )
+
+    @Argument(help: ArgumentHelp("[METHOD] URL then request items.", valueName: "request"))
+    var request: [String] = []
+
+    @Flag(help: "How data fields are sent (default: --json).")
+    var body: BodyFlag = .json
+
+    @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Download") var download: DownloadOptions
+    @OptionGroup(title: "TLS") var tls: TLSOptions
+    @OptionGroup(title: "Transfer") var transfer: TransferOptions
+
+    func validate() throws {
+        if request.isEmpty { throw ValidationError("a URL is required") }
+        if download.resume && (!download.download || output.output == nil) {
+            throw ValidationError("--continue needs --download and -o FILE")
+        }
+        if (tls.cert == nil) != (tls.key == nil) { throw ValidationError("--cert and --key go together") }
+        if let timeout = transfer.timeout, !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        if transfer.maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
+        if let auth = transfer.auth, !auth.contains(":") { throw ValidationError("--auth takes user:pass") }
+    }
+
+    func run() async throws {
+        do {
+            let prepared = try PreparedRequest(command: self)
+            let session = try SessionFactory.make(command: self, prepared: prepared)
+            if download.download {
+                try await DownloadExchange(command: self, prepared: prepared, session: session).run()
+            } else {
+                try await DataExchange(command: self, prepared: prepared, session: session).run()
+            }
+        } catch {
+            if let message = error.message { StandardStreams.err("curlfire: error: \(message)\n") }
+            throw ExitCode(error.status.rawValue)
+        }
+    }
+
+    /// Runs the command with `curlfire`'s exit codes: usage errors exit with 2 (ArgumentParser's
+    /// default is 64), help and version with 0.
+    static func main() async {
+        let command: CurlfireCommand
+        do {
+            command = try parse()
+        } catch {
+            if exitCode(for: error) == .success { exit(withError: error) }
+            StandardStreams.err("curlfire: error: \(message(for: error)) (see curlfire --help)\n")
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        do {
+            try await command.run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            StandardStreams.err("curlfire: error: \(error)\n")
+            Foundation.exit(ExitStatus.failure.rawValue)
+        }
+        Foundation.exit(ExitStatus.ok.rawValue)
+    }
+}

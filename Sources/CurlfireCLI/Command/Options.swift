@@ -1,0 +1,111 @@
+import ArgumentParser
+import CurlfireCLIKit
+
+/// How the data items are sent.
+enum BodyFlag: String, EnumerableFlag {
+    case json, form, multipart
+
+    static func name(for value: BodyFlag) -> NameSpecification {
+        switch value {
+        case .json: return [.customShort("j"), .long]
+        case .form: return [.customShort("f"), .long]
+        case .multipart: return .long
+        }
+    }
+
+    static func help(for value: BodyFlag) -> ArgumentHelp? {
+        switch value {
+        case .json: return "Send data fields as a JSON object (the default)."
+        case .form: return "Send data fields as a URL-encoded form; multipart when a file field (name@path) is present."
+        case .multipart: return "Send data fields as multipart/form-data even without a file field."
+        }
+    }
+
+    var style: BodyStyle {
+        switch self {
+        case .json: return .json
+        case .form: return .form
+        case .multipart: return .multipart
+        }
+    }
+}
+
+/// `--pretty`: how the body is shown.
+enum PrettyMode: String, ExpressibleByArgument, CaseIterable {
+    /// Re-indent and colour JSON (the default on a terminal).
+    case all
+    /// Colour JSON as the server wrote it.
+    case colors
+    /// Re-indent JSON without colours.
+    case format
+    /// The raw bytes (the default when stdout is not a terminal).
+    case none
+}
+
+/// Output options.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print the request as a curl command (credentials redacted) and the response head on stderr.")
+    var verbose = false
+
+    @Flag(help: "Print only the response head (status line and headers) on stdout.")
+    var headers = false
+
+    @Flag(help: "Print the Timeline and transfer metrics on stderr.")
+    var timeline = false
+
+    @Option(help: "JSON output: all, colors, format or none. Default: all on a terminal, none when piped.")
+    var pretty: PrettyMode?
+
+    @Option(name: .shortAndLong, help: "Write the body to FILE instead of stdout (with --download: the file to save).")
+    var output: String?
+}
+
+/// Download options.
+struct DownloadOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Save the body to a file (-o, else the server-suggested name in the current directory).")
+    var download = false
+
+    @Flag(name: [.customShort("c"), .customLong("continue")],
+          help: "With --download -o FILE: resume a partial FILE (Range; a 200 reply restarts it).")
+    var resume = false
+
+    @Flag(help: "Show the progress bar even when stderr is not a terminal.")
+    var progress = false
+}
+
+/// TLS options.
+struct TLSOptions: ParsableArguments {
+    @Option(name: .customLong("pin"), help: ArgumentHelp("Accept the server only if its chain holds this public key: sha256//<base64>. Repeatable.",
+                                                        valueName: "sha256//base64"))
+    var pins: [String] = []
+
+    @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file instead of the system's, as curl does.", valueName: "file"))
+    var cacert: String?
+
+    @Option(help: ArgumentHelp("Client certificate (PEM, chain allowed) for mutual TLS.", valueName: "file"))
+    var cert: String?
+
+    @Option(help: ArgumentHelp("Private key (PEM) of --cert.", valueName: "file"))
+    var key: String?
+
+    @Flag(help: "Do not verify the server's certificate. Only when you mean it.")
+    var insecure = false
+}
+
+/// Transfer options.
+struct TransferOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Idle timeout in seconds: fail when connecting takes longer or no byte arrives for this long.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Flag(help: "Exit with 3, 4 or 5 on an unfollowed 3xx, a 4xx or a 5xx response.")
+    var checkStatus = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Basic authentication.", valueName: "user:pass"))
+    var auth: String?
+
+    @Flag(name: [.customShort("F"), .long], help: "Follow redirects.")
+    var follow = false
+
+    @Option(help: "With --follow: the most redirects to follow.")
+    var maxRedirects = 30
+}

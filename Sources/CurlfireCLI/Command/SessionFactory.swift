@@ -1,0 +1,64 @@
+import Curlfire
+import CurlfireCLIKit
+import Foundation
+
+/// Builds the session from the transfer and TLS options.
+enum SessionFactory {
+    /// A session for one request to `host`.
+    ///
+    /// `--cacert` adds anchors for every host; `--pin` (with or without `--cacert`) installs a
+    /// public-key pinning policy for `host` that also validates the chain and the host name, as curl's
+    /// `--pinnedpubkey` does; `--insecure` turns chain and host validation off (pins still apply).
+    static func make(command: CurlfireCommand, prepared: PreparedRequest) throws(CLIFailure) -> SessionManager {
+        var configuration = SessionConfiguration()
+        if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
+        configuration.followsRedirects = command.transfer.follow
+        configuration.maximumRedirects = command.transfer.maxRedirects
+        for name in prepared.removedHeaders {
+            configuration.httpAdditionalHeaders.remove(name: name)
+        }
+        if let path = command.tls.cacert {
+            let certificates = Certificate.certificates(fromPEM: try read(path, what: "--cacert"))
+            guard !certificates.isEmpty else { throw CLIFailure(.usage, "--cacert \(path): no PEM certificate in the file") }
+            configuration.trustedRootCertificates = certificates
+        }
+        if let cert = command.tls.cert, let key = command.tls.key {
+            let identity = ClientIdentity(certificateChainFile: URL(fileURLWithPath: cert),
+                                          privateKeyFile: URL(fileURLWithPath: key))
+            do {
+                try identity.validate()
+            } catch {
+                throw CLIFailure(.tls, "client identity --cert \(cert) --key \(key): \(error)")
+            }
+            configuration.clientIdentity = identity
+        }
+        return SessionManager(configuration: configuration, serverTrustPolicyManager: try policies(command, host: prepared.url.host ?? ""))
+    }
+
+    private static func policies(_ command: CurlfireCommand, host: String) throws(CLIFailure) -> ServerTrustPolicyManager? {
+        var keys: [PublicKey] = []
+        for pin in command.tls.pins {
+            guard let key = PublicKey(pin: pin) else {
+                throw CLIFailure(.usage, "--pin \(pin): expected sha256// followed by the base64 SHA-256 of a public key")
+            }
+            keys.append(key)
+        }
+        let validate = !command.tls.insecure
+        let policy: ServerTrustPolicy
+        if !keys.isEmpty {
+            policy = .pinPublicKeys(publicKeys: keys, validateCertificateChain: validate, validateHost: validate)
+        } else if command.tls.insecure {
+            policy = .disableEvaluation
+        } else {
+            return nil
+        }
+        return ServerTrustPolicyManager(policies: [host: policy])
+    }
+
+    private static func read(_ path: String, what: String) throws(CLIFailure) -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIFailure(.io, "\(what) \(path): cannot read the file")
+        }
+        return data
+    }
+}

@@ -1,0 +1,92 @@
+import CurlfireCLIKit
+import CurlfireTestSupport
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Interrupted downloads keep their bytes; `--continue` sends Range and If-Range and completes them.
+final class CLIResumeTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        directory = try CLIHarness.temporaryDirectory(self)
+    }
+
+    func testThatADroppedDownloadKeepsItsBytesAndContinueCompletesThem() throws {
+        let url = try CLIDownloadServer.url("drop", size: 200_000)
+        let file = directory + "/dropped.bin"
+        let first = try CLIHarness.run(["-d", "-o", file, url])
+        XCTAssertEqual(first.status, 8, first.stderr)
+        XCTAssertTrue(first.stderr.contains("kept 100000 bytes in \(file)"), first.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 200_000).prefix(100_000))
+
+        let second = try CLIHarness.run(["-d", "-c", "-o", file, url])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 200_000))
+        let headers = try CLIDownloadServer.rangeHeaders(for: "/drop/200000")
+        XCTAssertEqual(headers.last?.range, "bytes=100000-")
+        XCTAssertEqual(headers.last?.ifRange, "\"v1-200000\"")
+    }
+
+    func testThatAChangedEntityRestartsTheFileInsteadOfAppending() throws {
+        let file = directory + "/changed.bin"
+        XCTAssertEqual(try CLIHarness.run(["-d", "-o", file, try CLIDownloadServer.url("good", size: 300_000)]).status, 0)
+        XCTAssertEqual(Glibc.truncate(file, 1000), 0)
+        // Another entity (ETag "v1-300001") at the URL: If-Range does not match, the server sends 200.
+        let run = try CLIHarness.run(["-d", "-c", "-o", file, try CLIDownloadServer.url("good", size: 300_001)])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("starting over"), run.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 300_001))
+        XCTAssertEqual(try CLIDownloadServer.rangeHeaders(for: "/good/300001").last?.ifRange, "\"v1-300000\"")
+    }
+
+    func testThatARefusedRangeLeavesThePartialFileUnchanged() throws {
+        let file = directory + "/flaky.bin"
+        let partial = CLIDownloadServer.expectedBody(size: 50_000).prefix(20_000)
+        try Data(partial).write(to: URL(fileURLWithPath: file))
+        let run = try CLIHarness.run(["-d", "-c", "-o", file, try CLIDownloadServer.url("flaky", size: 50_000)])
+        XCTAssertEqual(run.status, 5, run.stderr)
+        XCTAssertTrue(run.stderr.contains("the partial file is unchanged"), run.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: file), Data(partial))
+    }
+
+    func testThatCtrlCKeepsThePartialFileForContinue() throws {
+        let binary = try XCTUnwrap(CLIHarness.binary)
+        let url = try CLIDownloadServer.url("slow", size: 6_000_000)
+        let file = directory + "/slow.bin"
+        // Job control on, so the background job does not start with SIGINT ignored.
+        let script = "set -m; \"$0\" -d -o \"$1\" \"$2\" 2>\"$1.err\" & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; echo $?"
+        let interrupted = try Subprocess.runShell(script, binary, file, url)
+        let stderr = (try? String(contentsOfFile: file + ".err", encoding: .utf8)) ?? ""
+        XCTAssertEqual(interrupted.trimmingCharacters(in: .whitespacesAndNewlines), "1", stderr)
+        XCTAssertTrue(stderr.contains("interrupted; kept "), stderr)
+        let kept = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        XCTAssertGreaterThan(kept, 0)
+        XCTAssertLessThan(kept, 6_000_000)
+
+        let run = try CLIHarness.run(["-d", "-c", "-o", file, url])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("resumed from byte \(kept)"), run.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 6_000_000))
+    }
+
+    func testThatResumeDataIsReadForBytesAndValidator() {
+        let json = #"{"bytesReceived": 42, "entityTag": "W/\"weak\"", "format": "org.curlfire.resume-data", "#
+            + #""lastModified": "Tue, 01 Apr 2025 10:00:00 GMT", "version": 1}"#
+        XCTAssertEqual(PartialDownload(resumeData: Data(json.utf8)),
+                       PartialDownload(resumeData: Data(json.utf8)))
+        XCTAssertEqual(PartialDownload(resumeData: Data(json.utf8))?.bytesReceived, 42)
+        XCTAssertEqual(PartialDownload(resumeData: Data(json.utf8))?.validator, "Tue, 01 Apr 2025 10:00:00 GMT",
+                       "a weak ETag cannot validate a range")
+        XCTAssertNil(PartialDownload(resumeData: Data(#"{"format": "other", "bytesReceived": 1}"#.utf8)))
+    }
+}
+
+extension Subprocess {
+    /// Runs `script` with `/bin/sh -c`, `arguments` as `$0 $1 …`, and returns its stdout.
+    static func runShell(_ script: String, _ arguments: String...) throws -> String {
+        try run(["/bin/sh", "-c", script] + arguments).text
+    }
+}

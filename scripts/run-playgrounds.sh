@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs every playground against the local test servers; fails when any playground fails.
+#
+#   scripts/run-playgrounds.sh [STATE_DIR]        (what `make playgrounds` runs)
+#
+# Starts (or reuses) httpbin, the TLS variants and nginx with its large file in STATE_DIR
+# (.testservers by default) for as long as this script runs, and one fault server; builds the
+# playgrounds once; then runs Tour, Downloads, Uploads, Pinning, Retry and Streaming in turn,
+# each with its own output, and prints a summary with each one's status and duration.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+STATE_DIR=${1:-.testservers}
+SWIFT=${SWIFT:-swift}
+PYTHON=${PYTHON:-python3}
+PLAYGROUNDS=(Tour Downloads Uploads Pinning Retry Streaming)
+
+# Milliseconds since the epoch, and "1.2 s" from a number of milliseconds.
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+seconds() { printf '%d.%d s' $(( $1 / 1000 )) $(( $1 % 1000 / 100 )); }
+started=$(now_ms)
+work=$(mktemp -d)
+fault_pid=""
+cleanup() {
+    if [ -n "$fault_pid" ]; then
+        kill "$fault_pid" 2>/dev/null || true
+        wait "$fault_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The servers stop once this shell has exited (the launcher's watchdog), unless `make servers` owns them.
+$PYTHON scripts/test-servers.py start --state-dir "$STATE_DIR" --parent-pid $$ --nginx > "$work/servers.json"
+# One fault server for the run; it also exits by itself when this shell does.
+$PYTHON scripts/fault-server.py --parent-pid $$ > "$work/fault.json" 2>/dev/null < /dev/null &
+fault_pid=$!
+for _ in $(seq 100); do [ -s "$work/fault.json" ] && break; sleep 0.05; done
+fault_port=$($PYTHON -c 'import json, sys; print(json.load(open(sys.argv[1]))["http"])' "$work/fault.json")
+httpbin=$($PYTHON -c 'import json, sys; print(json.load(open(sys.argv[1]))["httpbin"])' "$work/servers.json")
+export CURLFIRE_SERVERS_JSON="$work/servers.json"
+export CURLFIRE_FAULT_URL="http://127.0.0.1:$fault_port"
+
+if ! $SWIFT build > "$work/build.log" 2>&1; then cat "$work/build.log"; exit 1; fi
+tail -n 1 "$work/build.log"
+bin=$($SWIFT build --show-bin-path)
+
+summary=()
+failed=0
+for name in "${PLAYGROUNDS[@]}"; do
+    echo
+    echo "================ $name ================"
+    args=()
+    [ "$name" = Tour ] && args=("$httpbin")
+    t0=$(now_ms)
+    if "$bin/$name" "${args[@]}"; then status=passed; else status="FAILED ($?)"; failed=1; fi
+    summary+=("$(printf '%-10s %-12s %s' "$name" "$status" "$(seconds $(( $(now_ms) - t0 )))")")
+done
+
+echo
+echo "================ playgrounds ================"
+printf '%s\n' "${summary[@]}"
+echo "total $(seconds $(( $(now_ms) - started )))"
+exit $failed
