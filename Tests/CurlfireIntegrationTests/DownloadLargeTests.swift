@@ -62,6 +62,28 @@ final class DownloadLargeTests: XCTestCase {
         print("64 MiB download cancelled at \(had) bytes and resumed: SHA-256 matches")
     }
 
+    func testThatASuspensionLongerThanTheIdleTimeoutIsNotATimeout() async throws {
+        // httpbin drips 20 bytes over 2 s; the transfer is suspended for 2.5 s after the first one,
+        // longer than the 1 s idle timeout: a suspended transfer is not idle.
+        var configuration = SessionConfiguration()
+        configuration.timeoutIntervalForRequest = 1
+        let session = SessionManager(configuration: configuration)
+        let once = Once()
+        let request = session.download(try Live.httpbin("/drip?numbytes=20&duration=2&delay=0"))
+        let task = request.downloadProgress(queue: DispatchQueue(label: "suspend-long")) { progress in
+            guard progress.completedUnitCount >= 1 else { return }
+            if once.claim() {
+                request.suspend()
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2.5) { request.resume() }
+            }
+        }.serializingDownloadedFileURL()
+        let response = await task.response
+        let file = try XCTUnwrap(response.value, response.debugDescription)
+        defer { try? FileManager.default.removeItem(at: file) }
+        XCTAssertEqual(try Data(contentsOf: file), Data(repeating: UInt8(ascii: "*"), count: 20))
+        XCTAssertGreaterThan(response.timeline.totalDuration, 2.4, "the suspension happened")
+    }
+
     func testThatSuspendAndResumeMidDownloadKeepTheBytesExact() async throws {
         let (url, _, sha) = try large()
         let once = Once()

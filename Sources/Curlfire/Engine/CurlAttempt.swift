@@ -55,7 +55,13 @@ final class CurlAttempt: @unchecked Sendable {
     var cancelled = false
     /// Set by the engine while the transfer is suspended. The data callbacks then ask libcurl to
     /// pause: `curl_easy_pause` alone is lost when it lands before the transfer has begun.
-    var paused = false
+    var paused = false {
+        didSet { if oldValue && !paused { idleClock.restart() } }
+    }
+    /// When bytes last moved; the engine fails the attempt once it has been idle too long.
+    private(set) var idleClock: IdleClock
+    /// Set by the engine when it ended the attempt for being idle.
+    var idleTimedOut = false
 
     init(transfer: Transfer, request: URLRequest, body: UploadBody, options: TransferOptions, sink: ResponseSink,
          startTime: TimeInterval) {
@@ -66,6 +72,7 @@ final class CurlAttempt: @unchecked Sendable {
         reader = BodyReader(body)
         bodyLength = body.length ?? 0
         self.startTime = startTime
+        idleClock = IdleClock(seconds: options.requestTimeout)
         headObserver = sink as? ResponseHeadObserver
         backPressure = sink as? BackPressureSink
         (headerList, acceptEncoding) = Self.makeHeaderList(request: request, defaults: options.defaultHeaders,
@@ -270,6 +277,7 @@ final class CurlAttempt: @unchecked Sendable {
             firstByteTime = Date.timeIntervalSinceReferenceDate
             if isHTTPS { readTLSInfo() }
         }
+        idleClock.touch()
         head.consume(line)
         if head.isComplete {
             let length = head.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
@@ -290,6 +298,7 @@ final class CurlAttempt: @unchecked Sendable {
             return .failed
         }
         if paused { return .paused }
+        idleClock.touch()
         if sink.write(bytes) {
             // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
             if let backPressure, backPressure.shouldPauseAfterWrite() { paused = true }
@@ -302,7 +311,9 @@ final class CurlAttempt: @unchecked Sendable {
     /// Bytes copied, 0 at the end, -1 on error, `nil` to pause.
     func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
         if paused { return nil }
-        return reader.read(into: buffer, capacity: capacity)
+        let read = reader.read(into: buffer, capacity: capacity)
+        if read > 0 { idleClock.touch() }
+        return read
     }
 
     func seekBody(to offset: Int64) -> Bool { reader.seek(to: offset) }
@@ -379,6 +390,11 @@ final class CurlAttempt: @unchecked Sendable {
 
     private func mapError(_ code: CURLcode) -> CurlfireError {
         if let failure = reader.failure { return failure }
+        if idleTimedOut {
+            let seconds = String(format: "%g", options.requestTimeout)
+            return .sessionTaskFailed(code: .timedOut,
+                                      message: "No bytes moved for \(seconds) s (timeoutIntervalForRequest)")
+        }
         let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
            let trust = options.trust, let reason = trust.lastFailure {

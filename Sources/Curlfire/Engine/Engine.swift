@@ -24,7 +24,9 @@ final class Engine: @unchecked Sendable {
     private let lock = NSLock()
     private var commands: [Command] = []
     private var isShuttingDown = false
-    private var thread: Thread?
+    /// Weak: the thread's closure holds the engine until the loop ends, and a strong reference back
+    /// would make a cycle that outlives `shutdown()` (a running `Thread` keeps itself alive).
+    private weak var thread: Thread?
     private let stopped = DispatchSemaphore(value: 0)
 
     // Engine-thread state.
@@ -34,6 +36,8 @@ final class Engine: @unchecked Sendable {
     /// pointer to theirs in their `SSL_CTX`, so they live until the multi handle is cleaned up.
     private var trustKeepAlive: [ObjectIdentifier: AnyObject] = [:]
     private static let poolLimit = 64
+    /// When `expireIdleAttempts()` next looks (monotonic nanoseconds).
+    private var nextIdleCheck: UInt64 = 0
 
     /// Creates the engine and starts its thread.
     init(label: String, maximumConnectionsPerHost: Int, cookiesShared: Bool) {
@@ -101,10 +105,12 @@ final class Engine: @unchecked Sendable {
             if stopping { break }
             curl_multi_perform(multi, &running)
             collectFinished()
+            expireIdleAttempts()
             lock.lock()
             let more = !commands.isEmpty || isShuttingDown
             lock.unlock()
-            if !more { curl_multi_poll(multi, nil, 0, 1000, nil) }
+            // While transfers run, wake at least every 100 ms so an idle one is failed on time.
+            if !more { curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 100, nil) }
         }
         tearDown()
         stopped.signal()
@@ -178,6 +184,19 @@ final class Engine: @unchecked Sendable {
             guard let raw else { continue }
             let attempt = Unmanaged<CurlAttempt>.fromOpaque(raw).takeUnretainedValue()
             finish(attempt, code: code)
+        }
+    }
+
+    /// Fails the attempts that moved no bytes for longer than their idle timeout (IdleClock.swift);
+    /// checked at most every 50 ms.
+    private func expireIdleAttempts() {
+        let now = IdleClock.now()
+        guard now >= nextIdleCheck, !active.isEmpty else { return }
+        nextIdleCheck = now + 50_000_000
+        let expired = active.values.filter { !$0.paused && $0.idleClock.hasExpired(at: now) }
+        for attempt in expired {
+            attempt.idleTimedOut = true
+            finish(attempt, code: CURLE_OPERATION_TIMEDOUT)
         }
     }
 
