@@ -91,3 +91,20 @@ bench-build:
 
 bench: deps bench-build
 	SWIFT=$(SWIFT) scripts/bench.sh $(BENCH_ARGS)
+
+# Fuzzing (docs/Fuzzing.md): libFuzzer harnesses in Fuzz/, one binary .build-fuzz/curlfire-fuzz with
+# the target chosen by CURLFIRE_FUZZ_TARGET. `make fuzz` runs every target for FUZZ_SECONDS (600 by
+# default) growing Fuzz/Corpus/<target>/; `make fuzz-smoke` replays the committed corpus once (CI).
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= 1
+
+.PHONY: fuzz fuzz-build fuzz-smoke
+
+fuzz-build: system-deps
+	scripts/fuzz.sh build
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) scripts/fuzz.sh run
+
+fuzz-smoke: fuzz-build
+	scripts/fuzz.sh smoke
