@@ -1,0 +1,48 @@
+@testable import Curlfire
+import Foundation
+import FoundationNetworking
+import XCTest
+
+/// Inputs the libFuzzer harnesses (`Fuzz/`, docs/Fuzzing.md) found to break an invariant, kept so
+/// the fixed behaviour stays fixed. Each test names its fuzz target; the bytes are the minimised
+/// input's meaningful part.
+final class FuzzRegressionTests: XCTestCase {
+    private struct Stamp: Encodable {
+        let date: Date
+    }
+
+    /// `formencoder`: a NaN or infinite `Date` under `.iso8601` was written as a made-up date
+    /// (`-4712-01-01T12:00:00Z`, `506713-02-07T00:00:00Z`) while a NaN number is refused.
+    func testThatANonFiniteDateIsRefusedByTheISO8601DateEncoding() {
+        let encoder = URLEncodedFormEncoder(dateEncoding: .iso8601)
+        for seconds in [Double.nan, .infinity, -.infinity] {
+            XCTAssertThrowsError(try encoder.encode(Stamp(date: Date(timeIntervalSinceReferenceDate: seconds))) as String,
+                                 "\(seconds)") { error in
+                guard case EncodingError.invalidValue = error else { return XCTFail("\(seconds): \(error)") }
+            }
+        }
+        let finite: String? = try? encoder.encode(Stamp(date: Date(timeIntervalSince1970: 0)))
+        XCTAssertEqual(finite, "date=1970-01-01T00%3A00%3A00Z")
+    }
+
+    /// `headers`: `filename="\u{301}"` — the opening quote and the combining mark formed one
+    /// `Character`, so the quotes were kept as part of the name.
+    func testThatAQuotedFilenameStartingWithACombiningMarkIsUnquoted() {
+        let header = String(decoding: Array("attachment; filename=\"".utf8) + [0xCC, 0x81, 0x22], as: UTF8.self)
+        XCTAssertEqual(ContentDisposition.filename(in: header), "\u{301}")
+        let escaped = String(decoding: Array("attachment; filename=\"a\\".utf8) + [0xCC, 0x81, 0x22, 0x3B, 0x20, 0x78, 0x3D, 0x79],
+                             as: UTF8.self) // attachment; filename="a\<U+0301>"; x=y
+        XCTAssertEqual(ContentDisposition.parse(escaped), ["filename": "a\u{301}", "x": "y"])
+    }
+
+    /// `headers`: a `/` followed by a combining mark is one `Character`, which the sanitiser did not
+    /// split on, so a suggested download name could hold a path separator.
+    func testThatASlashFollowedByACombiningMarkIsAPathSeparator() {
+        let name = String(decoding: [0x61, 0x2F, 0xCC, 0x81, 0x62], as: UTF8.self) // a/<U+0301>b
+        XCTAssertEqual(DownloadFileName.sanitize(name), "\u{301}b")
+        let header = String(decoding: Array("attachment; filename=\"../".utf8) + [0xCC, 0x81] + Array("x\"".utf8), as: UTF8.self)
+        let suggested = DownloadFileName.suggested(contentDisposition: header, url: nil)
+        XCTAssertEqual(suggested, "\u{301}x")
+        XCTAssertFalse(suggested.unicodeScalars.contains("/"))
+    }
+}
