@@ -38,7 +38,8 @@ enum DownloadFileName {
         }))
         let trimmed = cleaned.trimmingCharacters(in: CharacterSet(charactersIn: " .\t"))
         guard !trimmed.isEmpty else { return nil }
-        return shortened(trimmed)
+        // Shortening can cut right after a dot or a space: trim again (the first character stays).
+        return shortened(trimmed).trimmingCharacters(in: CharacterSet(charactersIn: " .\t"))
     }
 
     private static func shortened(_ name: String) -> String {
