@@ -45,4 +45,33 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(suggested, "\u{301}x")
         XCTAssertFalse(suggested.unicodeScalars.contains("/"))
     }
+
+    /// `resumedata`: a method of non-ASCII letters (`Re\u{301}…`) passed `Character.isLetter`, and the
+    /// resuming `URLRequest` then carried another method than the resume data. HTTP methods are tokens.
+    func testThatResumeDataWithANonASCIIMethodIsRefused() {
+        func resumeData(method: [UInt8]) -> Data {
+            Data(#"{"bytesReceived":10,"entityTag":"\"e\"","format":"org.curlfire.resume-data","request":{"headers":{},"method":""#.utf8)
+                + Data(method)
+                + Data(#"","url":"https://example.com/f"},"temporaryFile":"/tmp/x.tmp","version":1}"#.utf8)
+        }
+        for method: [UInt8] in [[0x52, 0x65, 0xCC, 0x81, 0x63], [0x47, 0xC3, 0x89, 0x54]] { // Re<U+0301>c, GÉT
+            XCTAssertThrowsError(try DownloadResumeData.decode(resumeData(method: method))) { error in
+                guard case CurlfireError.invalidResumeData = error else { return XCTFail("\(error)") }
+            }
+        }
+        XCTAssertEqual(try? DownloadResumeData.decode(resumeData(method: Array("GET".utf8))).request.method, "GET")
+    }
+
+    /// `headers`: a name longer than 255 bytes without a usable extension was cut right after a dot
+    /// or a space (the fuzzer's name was `…filename*=9.txt;` and U+FFFD runs), so the sanitised name
+    /// ended with the dot or space the sanitiser trims everywhere else.
+    func testThatAShortenedNameDoesNotEndWithADotOrASpace() {
+        let stem = String(repeating: "a", count: 254)
+        XCTAssertEqual(DownloadFileName.sanitize(stem + ". " + String(repeating: "b", count: 20)), stem)
+        XCTAssertEqual(DownloadFileName.sanitize(stem + " " + String(repeating: "b", count: 30)), stem)
+        let replacement = String(repeating: "\u{FFFD}", count: 84) + ".x " + String(repeating: "\u{FFFD}", count: 20)
+        let sanitized = DownloadFileName.sanitize(replacement)
+        XCTAssertEqual(sanitized.map { DownloadFileName.sanitize($0) }, sanitized)
+        XCTAssertFalse(sanitized?.hasSuffix(".") ?? true)
+    }
 }
