@@ -74,4 +74,25 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(sanitized.map { DownloadFileName.sanitize($0) }, sanitized)
         XCTAssertFalse(sanitized?.hasSuffix(".") ?? true)
     }
+
+    /// `certificate`: the seed certificate with one byte changed by the fuzzer (base64 below): its
+    /// signature BIT STRING now declares 4 unused bits, which are set (`…fc1c`; OpenSSL writes `…fc10`).
+    /// OpenSSL accepts it; `Certificate(derData:)` kept the input bytes while the PEM path kept
+    /// OpenSSL's encoding, so the same certificate read from DER and from PEM compared unequal.
+    func testThatACertificateWithBERQuirksComparesEqualFromDERAndPEM() throws {
+        let der = try XCTUnwrap(Data(base64Encoded:
+        "MIIB0TCCAXagAwIBAgIUc/DdwrML9/ou8avYwkc5A+POvmowCgYIKoZIzj0EAwIwLDESMBAGA1UEAwwJbG9jYWxob3N0MRYw"
+        + "FAYDVQQKDA1DdXJsZmlyZSBGdXp6MB4XDTI2MTEyMTEzMDMxOVoXDTI2MTIyMTEzMDMxOVowLDESMBAGA1UEAwwJbG9jYWxo"
+        + "b3N0MRYwFAYDVQQKDA1DdXJsZmlyZSBGdXp6MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE3tOGd/iygVMcC8beAajfhbi+"
+        + "yd8ZQIrEjFeWFdnzM202aJUBX5N4zyeL5joHyh0WiZGmLrvc7HUieeigHZYPF6N2MHQwHQYDVR0OBBYEFEiyVvo06wfKdfrT"
+        + "1/kFeAfArYmAMB8GA1UdIwQYMBaAFEiyVvo06wfKdfrT1/kFeAfArYmAMA8GA1UdEwEB/wQFMAMBAf8wIQYDVR0RBBowGIIJ"
+        + "bG9jYWxob3N0hwR/AAABgQVhQGIuYzAKBggqhkjOPQQDAgNJBDBGAiEA+AeffzU1zyPPVviSF6DFXyrZ6V4IUYllmmC2kvDY"
+        + "0NQCIQCGp9NPEy+ed3m+khfP4jjn0jjyiTq/0+CnBUWIo+f8HA=="))
+        let fromDER = try XCTUnwrap(Certificate(derData: der))
+        let pem = "-----BEGIN CERTIFICATE-----\n\(der.base64EncodedString(options: .lineLength64Characters))\n-----END CERTIFICATE-----\n"
+        let fromPEM = try XCTUnwrap(Certificate(pemString: pem))
+        XCTAssertEqual(fromDER, fromPEM)
+        XCTAssertEqual(fromDER.derData.last, 0x10)
+        XCTAssertEqual(Certificate(derData: fromDER.derData)?.derData, fromDER.derData)
+    }
 }
