@@ -95,4 +95,21 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(fromDER.derData.last, 0x10)
         XCTAssertEqual(Certificate(derData: fromDER.derData)?.derData, fromDER.derData)
     }
+
+    /// `headers`: an obsolete folded line starting with a space and a combining mark (here U+1AD7,
+    /// bytes `20 E1 AB 97`) was not seen as a continuation — the check looked at the first
+    /// `Character`, which is the space and the mark together — so it became a field named " \u{1AD7}x". (The parser keeps only what follows the colon of a
+    /// continuation line; that is unchanged.)
+    func testThatAFoldedLineStartingWithACombiningMarkContinuesTheField() {
+        var head = ResponseHead()
+        let lines: [[UInt8]] = [
+            Array("HTTP/1.1 200 OK\r\n".utf8), Array("X-A: 1\r\n".utf8),
+            [0x20, 0xE1, 0xAB, 0x97, 0x78, 0x3A, 0x20, 0x6D, 0x6F, 0x72, 0x65, 0x0D, 0x0A], [0x0D, 0x0A], // " <U+1AD7>x: more"
+        ]
+        for line in lines { line.withUnsafeBufferPointer { head.consume($0) } }
+        XCTAssertTrue(head.isComplete)
+        XCTAssertEqual(head.fields.count, 1)
+        XCTAssertEqual(head.fields.first?.name, "X-A")
+        XCTAssertEqual(head.fields.first.map { Array($0.value.utf8) }, Array("1 more".utf8))
+    }
 }
