@@ -62,7 +62,7 @@ run_one() {
         -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -timeout=25 -rss_limit_mb=2048 \
         -artifact_prefix="$OUT/artifacts/$target-" "Fuzz/Corpus/$target" \
         >"$OUT/logs/$target.log" 2>&1 || status=$?
-    grep -E '^(#[0-9]+ +DONE|stat::)' "$OUT/logs/$target.log" | sed "s/^/$target: /" || true
+    grep -E '^(#[0-9]+[[:space:]]+DONE|Done [0-9]+ runs|stat::)' "$OUT/logs/$target.log" | sed "s/^/$target: /" || true
     [ "$status" -eq 0 ] || echo "$target: FAILED (status $status), see $OUT/logs/$target.log and $OUT/artifacts/" >&2
     return "$status"
 }
