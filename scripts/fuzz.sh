@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh run [target…]         fuzz each target for $FUZZ_SECONDS (600), growing
 #                                         Fuzz/Corpus/<target>/; log in .build-fuzz/logs/<target>.log
 #   scripts/fuzz.sh smoke                 replay every committed corpus once (-runs=0)
-#   scripts/fuzz.sh merge [target…]       minimise Fuzz/Corpus/<target>/ (-merge=1 into a fresh dir)
+#   scripts/fuzz.sh merge [target…]       minimise Fuzz/Corpus/<target>/ (set-cover merge into a fresh dir)
 #   scripts/fuzz.sh targets               list the targets
 #
 # Crashes and leaks go to .build-fuzz/artifacts/ (never committed). FUZZ_JOBS targets run at once
@@ -105,9 +105,12 @@ merge() {
     for target in "${targets[@]}"; do
         check_target "$target"
         local fresh="$OUT/merge-$target"
+        mkdir -p "$OUT/logs" "$OUT/artifacts"
         rm -rf "$fresh" && mkdir -p "$fresh"
-        CURLFIRE_FUZZ_TARGET=$target "$BIN" -merge=1 -artifact_prefix="$OUT/artifacts/$target-" \
-            "$fresh" "Fuzz/Corpus/$target" >"$OUT/logs/$target-merge.log" 2>&1
+        # The set-cover merge over edges (no hit-count buckets) keeps every covered edge in a few
+        # dozen inputs per target, where -merge=1 with counters keeps hundreds.
+        CURLFIRE_FUZZ_TARGET=$target "$BIN" -set_cover_merge=1 -use_counters=0 \
+            -artifact_prefix="$OUT/artifacts/$target-" "$fresh" "Fuzz/Corpus/$target" >"$OUT/logs/$target-merge.log" 2>&1
         rm -rf "Fuzz/Corpus/$target" && mv "$fresh" "Fuzz/Corpus/$target"
         echo "$target: $(find "Fuzz/Corpus/$target" -type f | wc -l) inputs, $(du -sk "Fuzz/Corpus/$target" | cut -f1) KiB"
     done
