@@ -131,3 +131,20 @@ sanitize-address: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS="$${ASAN_OPTIONS:-detect_leaks=0}" $(SWIFT) test --skip-build --sanitize=address \
 	    --scratch-path .build-asan --skip '$(ASAN_SKIP)' $(SANITIZE_TEST_FLAGS)
+
+# Fuzzing (docs/Fuzzing.md): libFuzzer harnesses in Fuzz/, one binary .build-fuzz/curlfire-fuzz with
+# the target chosen by CURLFIRE_FUZZ_TARGET. `make fuzz` runs every target for FUZZ_SECONDS (600 by
+# default) growing Fuzz/Corpus/<target>/; `make fuzz-smoke` replays the committed corpus once (CI).
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= 1
+
+.PHONY: fuzz fuzz-build fuzz-smoke
+
+fuzz-build: system-deps
+	scripts/fuzz.sh build
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) scripts/fuzz.sh run
+
+fuzz-smoke: fuzz-build
+	scripts/fuzz.sh smoke

@@ -32,6 +32,12 @@ struct FormEncodingContext {
         case .millisecondsSince1970:
             node.content = .value(try string(for: date.timeIntervalSince1970 * 1000, codingPath: codingPath))
         case .iso8601:
+            // Foundation writes a NaN or infinite date as a made-up year (-4712, 506713): refuse it as a
+            // NaN number is refused.
+            guard date.timeIntervalSinceReferenceDate.isFinite else {
+                throw EncodingError.invalidValue(date, .init(
+                    codingPath: codingPath, debugDescription: "\(date.timeIntervalSinceReferenceDate) is not a date."))
+            }
             node.content = .value(date.ISO8601Format())
         case let .formatted(formatter):
             node.content = .value(formatter.string(from: date))

@@ -30,7 +30,8 @@ struct ResponseHead {
         var valueStart = colon + 1
         while valueStart < bytes.count, bytes[valueStart] == 32 || bytes[valueStart] == 9 { valueStart += 1 }
         let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]), as: UTF8.self)
-        if name.first == " " || name.first == "\t", let last = fields.popLast() {
+        // The first byte, not the first Character: a space followed by a combining mark is one Character.
+        if bytes[0] == 32 || bytes[0] == 9, let last = fields.popLast() {
             fields.append((last.name, last.value + " " + value)) // obsolete line folding
         } else {
             fields.append((name, value))

@@ -30,13 +30,16 @@ enum DownloadFileName {
     /// at both ends (so `..`, `.` and hidden names like `.bashrc` become plain names or nothing);
     /// shortens the name to 255 UTF-8 bytes, keeping its extension.
     static func sanitize(_ name: String) -> String? {
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        // Split on scalars: a `/` followed by a combining mark is one `Character` that is not "/".
+        let lastComponent = name.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last
+            .map { String(Substring($0)) } ?? ""
         let cleaned = String(String.UnicodeScalarView(lastComponent.unicodeScalars.filter {
             !CharacterSet.controlCharacters.contains($0) && $0 != "\u{7F}"
         }))
         let trimmed = cleaned.trimmingCharacters(in: CharacterSet(charactersIn: " .\t"))
         guard !trimmed.isEmpty else { return nil }
-        return shortened(trimmed)
+        // Shortening can cut right after a dot or a space: trim again (the first character stays).
+        return shortened(trimmed).trimmingCharacters(in: CharacterSet(charactersIn: " .\t"))
     }
 
     private static func shortened(_ name: String) -> String {
@@ -63,35 +66,38 @@ enum ContentDisposition {
     }
 
     /// The parameters after the disposition type, names lowercased, quoted values unquoted.
+    ///
+    /// Works on Unicode scalars, not `Character`s: a quote or `;` followed by a combining mark is one
+    /// `Character`, which would hide the delimiter (`filename="\u{301}"` kept its quotes).
     static func parse(_ header: String) -> [String: String] {
         var result: [String: String] = [:]
-        var scalars = Substring(header)
+        var scalars = header.unicodeScalars[...]
         // Skip the disposition type.
         guard let firstSemicolon = scalars.firstIndex(of: ";") else { return result }
         scalars = scalars[scalars.index(after: firstSemicolon)...]
         while !scalars.isEmpty {
             scalars = scalars.drop(while: { $0 == " " || $0 == "\t" || $0 == ";" })
             guard let equals = scalars.firstIndex(of: "=") else { break }
-            let name = scalars[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            let name = String(scalars[..<equals]).trimmingCharacters(in: .whitespaces).lowercased()
             scalars = scalars[scalars.index(after: equals)...].drop(while: { $0 == " " || $0 == "\t" })
-            var value = ""
+            var value = String.UnicodeScalarView()
             if scalars.first == "\"" {
                 scalars = scalars.dropFirst()
                 var escaped = false
-                while let character = scalars.first {
+                while let scalar = scalars.first {
                     scalars = scalars.dropFirst()
-                    if escaped { value.append(character); escaped = false }
-                    else if character == "\\" { escaped = true }
-                    else if character == "\"" { break }
-                    else { value.append(character) }
+                    if escaped { value.append(scalar); escaped = false }
+                    else if scalar == "\\" { escaped = true }
+                    else if scalar == "\"" { break }
+                    else { value.append(scalar) }
                 }
                 scalars = scalars.drop(while: { $0 != ";" })
             } else {
                 let end = scalars.firstIndex(of: ";") ?? scalars.endIndex
-                value = scalars[..<end].trimmingCharacters(in: .whitespaces)
+                value = String(scalars[..<end]).trimmingCharacters(in: .whitespaces).unicodeScalars
                 scalars = scalars[end...]
             }
-            if !name.isEmpty, result[name] == nil { result[name] = value }
+            if !name.isEmpty, result[name] == nil { result[name] = String(value) }
         }
         return result
     }

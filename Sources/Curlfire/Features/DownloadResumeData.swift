@@ -141,7 +141,9 @@ struct DownloadResumeData: Codable, Sendable, Equatable {
         guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", url.host != nil
         else { throw .invalidResumeData(reason: "the URL \(request.url.debugDescription) is not an http(s) URL") }
-        guard !request.method.isEmpty, request.method.allSatisfy({ $0.isLetter }) else {
+        // ASCII letters only: `Character.isLetter` also accepts `É` or `e` + U+0301, which are no HTTP method.
+        guard !request.method.isEmpty,
+              request.method.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) }) else {
             throw .invalidResumeData(reason: "the method \(request.method.debugDescription) is not valid")
         }
         guard validators.canValidateRange else {

@@ -27,11 +27,15 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses one DER-encoded certificate.
     ///
+    /// ``derData`` is OpenSSL's encoding of what was parsed, as for PEM and for the certificates a
+    /// server presents: the same bytes for DER, canonical bytes for a BER quirk OpenSSL accepts (such
+    /// as set padding bits in the signature), so one certificate always compares equal to itself.
+    ///
     /// - Parameter derData: exactly one DER certificate.
     /// - Returns: `nil` when `derData` is not one well-formed certificate.
     public init?(derData: Data) {
         guard let x509 = OpenSSL.parseCertificate(der: derData) else { return nil }
-        self.init(handle: X509Handle(taking: x509), derData: derData)
+        self.init(handle: X509Handle(taking: x509))
     }
 
     /// Parses the first `CERTIFICATE` block of PEM text.
