@@ -93,14 +93,16 @@ enum HeadersTarget {
                 complete = false
                 return
             }
+            if let first = content.first, first == 32 || first == 9 {
+                guard let last = fields.popLast() else { return }
+                let more = String(decoding: content.drop { $0 == 32 || $0 == 9 }, as: UTF8.self)
+                fields.append((last.0, more.isEmpty ? last.1 : last.1 + " " + more))
+                return
+            }
             guard let colon = content.firstIndex(of: 58) else { return }
             let name = String(decoding: content[..<colon], as: UTF8.self)
             let value = String(decoding: content[(colon + 1)...].drop { $0 == 32 || $0 == 9 }, as: UTF8.self)
-            if let first = content.first, first == 32 || first == 9, let last = fields.popLast() {
-                fields.append((last.0, last.1 + " " + value))
-            } else {
-                fields.append((name, value))
-            }
+            fields.append((name, value))
         }
     }
 

@@ -86,7 +86,7 @@ smoke() {
     need_binary
     local failed=0 target
     for target in "${TARGETS[@]}"; do
-        mkdir -p "$OUT/logs"
+        mkdir -p "$OUT/logs" "$OUT/artifacts"
         if CURLFIRE_FUZZ_TARGET=$target "$BIN" -runs=0 -artifact_prefix="$OUT/artifacts/$target-" \
             "Fuzz/Corpus/$target" >"$OUT/logs/$target-smoke.log" 2>&1; then
             echo "$target: $(find "Fuzz/Corpus/$target" -type f | wc -l) inputs replayed, ok"

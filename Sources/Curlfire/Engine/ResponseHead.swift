@@ -25,17 +25,23 @@ struct ResponseHead {
             startNewHead(statusLine: bytes)
             return
         }
+        // Obsolete line folding (RFC 9112 §5.2): a line starting with a space or a tab continues the
+        // previous field; its whole content joins the value after one space. The first byte, not the
+        // first Character: a space followed by a combining mark is one Character.
+        if bytes[0] == 32 || bytes[0] == 9 {
+            guard let last = fields.popLast() else { return } // nothing to continue: ignored
+            var start = 0
+            while start < bytes.count, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
+            let more = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]), as: UTF8.self)
+            fields.append((last.name, more.isEmpty ? last.value : last.value + " " + more))
+            return
+        }
         guard let colon = bytes.firstIndex(of: 58) else { return } // ':'
         let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self)
         var valueStart = colon + 1
         while valueStart < bytes.count, bytes[valueStart] == 32 || bytes[valueStart] == 9 { valueStart += 1 }
         let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]), as: UTF8.self)
-        // The first byte, not the first Character: a space followed by a combining mark is one Character.
-        if bytes[0] == 32 || bytes[0] == 9, let last = fields.popLast() {
-            fields.append((last.name, last.value + " " + value)) // obsolete line folding
-        } else {
-            fields.append((name, value))
-        }
+        fields.append((name, value))
     }
 
     private mutating func startNewHead(statusLine: UnsafeBufferPointer<UInt8>) {

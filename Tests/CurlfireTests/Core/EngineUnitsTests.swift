@@ -23,6 +23,15 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertEqual(response?.statusCode, 200)
     }
 
+    func testThatAFoldedLineJoinsThePreviousValueWhole() {
+        var head = ResponseHead()
+        feed(&head, ["HTTP/1.1 200 OK", "  leading fold: ignored", "X-Long: first", "\tsecond part", "  third: with colon",
+                     "X-Next: n", "", ""])
+        XCTAssertEqual(head.fields.map(\.name), ["X-Long", "X-Next"])
+        XCTAssertEqual(head.value(for: "X-Long"), "first second part third: with colon")
+        XCTAssertEqual(head.value(for: "X-Next"), "n")
+    }
+
     func testThatNoStatusLineMeansNoResponse() {
         var head = ResponseHead()
         feed(&head, ["garbage", ""])
