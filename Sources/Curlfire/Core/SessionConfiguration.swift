@@ -46,8 +46,10 @@ public struct SessionConfiguration: Sendable {
     public var httpAdditionalHeaders: HTTPHeaders = SessionManager.defaultHTTPHeaders
     /// Idle timeout in seconds: a request fails with ``TransportErrorCode/timedOut`` when nothing
     /// arrives for this long, connecting included. 60 by default. A `URLRequest`'s own
-    /// `timeoutInterval`, when not the default 60, takes precedence. libcurl counts the idle part in
-    /// whole seconds (rounded up); connecting is timed to the millisecond.
+    /// `timeoutInterval`, when not the default 60, takes precedence. Connecting is timed to the
+    /// millisecond; before the first response byte libcurl counts idleness in whole seconds
+    /// (rounded up); once bytes move the engine times it itself, to within about 100 ms. A
+    /// suspended or back-pressured transfer is not idle.
     public var timeoutIntervalForRequest: TimeInterval = 60
     /// The most a whole request may take, in seconds. 7 days by default.
     public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
