@@ -1,5 +1,6 @@
 // Test support: scripts/fault-server.py, a misbehaving HTTP(S) server on loopback (port 0), one
 // process per test process, stopped when the test process exits.
+import CurlfireTestSupport
 import Foundation
 import Synchronization
 
@@ -28,26 +29,16 @@ struct FaultServer: Sendable {
         let servers = try TestServers.shared() // for the PKI
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root.appendingPathComponent("scripts/fault-server.py").path,
-                             "--cert", servers.pkiFile("leaf-chain.pem").path, "--key", servers.pkiFile("leaf.key").path,
-                             "--parent-pid", String(ProcessInfo.processInfo.processIdentifier)]
-        let output = Pipe()
-        process.standardOutput = output
-        // Not the test process's own stdout/stderr: `swift test` waits for those to close.
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw TestServerError("fault-server.py exited before printing its ports") }
-            line.append(chunk)
+        let ports: [String: Int]
+        do {
+            ports = try BackgroundProcess.startFaultServer(
+                script: root.appendingPathComponent("scripts/fault-server.py"),
+                arguments: ["--cert", servers.pkiFile("leaf-chain.pem").path, "--key", servers.pkiFile("leaf.key").path]).ports
+        } catch {
+            throw TestServerError("\(error)")
         }
-        guard let ports = try JSONSerialization.jsonObject(with: line) as? [String: Int],
-              let http = ports["http"], let https = ports["https"] else {
-            throw TestServerError("fault-server.py printed \(String(decoding: line, as: UTF8.self))")
+        guard let http = ports["http"], let https = ports["https"] else {
+            throw TestServerError("fault-server.py gave no HTTPS port: \(ports)")
         }
         return FaultServer(http: URL(string: "http://127.0.0.1:\(http)")!, https: URL(string: "https://localhost:\(https)")!)
     }
