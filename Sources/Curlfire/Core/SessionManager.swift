@@ -13,6 +13,9 @@ public final class SessionManager: @unchecked Sendable {
 
     /// The configuration the session was created with.
     public let configuration: SessionConfiguration
+    /// The first default header holding CR, LF or NUL: checked once here, since the configuration
+    /// never changes; every request of the session then fails with ``CurlfireError/invalidHeader(name:)``.
+    let unsafeDefaultHeader: String?
     /// Chooses the trust policy per host; `nil` means default evaluation for every host.
     public let serverTrustPolicyManager: ServerTrustPolicyManager?
     /// The serial queue completion handlers run on when a call names no queue. Not the main
@@ -67,6 +70,7 @@ public final class SessionManager: @unchecked Sendable {
                 callbackQueue: DispatchQueue? = nil,
                 eventMonitors: [any EventMonitor] = []) {
         self.configuration = configuration
+        unsafeDefaultHeader = configuration.httpAdditionalHeaders.firstUnsafeHeaderName
         eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")

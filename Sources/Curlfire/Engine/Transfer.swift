@@ -282,7 +282,7 @@ final class Transfer: @unchecked Sendable {
     func sendAttempt(_ request: URLRequest, body: UploadBody, credential: (user: String, password: String)?,
                      startTime: TimeInterval, isRedirect: Bool) {
         if let error = RequestChecks.validate(request, body: body, allowsBodyInGET: spec.allowsBodyInGET,
-                                              defaultHeaders: session.configuration.httpAdditionalHeaders) {
+                                              unsafeDefaultHeader: session.unsafeDefaultHeader) {
             finish(error: error, request: request)
             return
         }
