@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Redirect handlers against httpbin: follow, refuse, modify, the maximum, method rules, and the
-/// cross-origin rule for credentials on both the libcurl path and the by-hand path.
+/// cross-origin rule for credentials, with and without a handler (Curlfire follows every hop itself).
 final class RedirectTests: XCTestCase {
     /// Follows by hand (the handler sees every hop) without changing anything.
     static let byHand = Redirector(behavior: .modify { redirect, _ in redirect })
@@ -13,7 +13,7 @@ final class RedirectTests: XCTestCase {
         session.redirectHandler = Redirector.follow
         let response = await session.request(try Live.httpbin("/redirect/2")).validate().serializingJSON().response
         XCTAssertEqual(response.response?.url?.path, "/get")
-        XCTAssertEqual(response.allMetrics.count, 1, "libcurl followed: one attempt")
+        XCTAssertEqual(response.allMetrics.count, 3, "Curlfire follows every hop itself: two hops and the final request")
         XCTAssertEqual(response.metrics?.redirectCount, 2)
     }
 

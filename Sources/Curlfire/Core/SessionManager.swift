@@ -78,7 +78,11 @@ public final class SessionManager: @unchecked Sendable {
                         maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
                         cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
+        connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
     }
+
+    /// `CURLOPT_CONNECT_TO` entries from the configuration, made once.
+    private let connectToEntries: [String]
 
     deinit {
         engine.shutdown()
@@ -86,14 +90,15 @@ public final class SessionManager: @unchecked Sendable {
 
     // MARK: - Internal plumbing
 
-    /// Resolves the transport options of one attempt.
-    func transferOptions(for request: URLRequest, credential: (user: String, password: String)?,
-                         reportsProgress: Bool) -> TransferOptions {
+    /// Resolves the settings of one hop (see ``AttemptPlan``): timeouts, transport, and for HTTPS
+    /// the trust evaluation and client identity of the hop's own host — never the first hop's.
+    func planOptions(for request: URLRequest, credential: (user: String, password: String)?,
+                     reportsProgress: Bool) -> TransferOptions {
         var options = TransferOptions()
         options.requestTimeout = request.timeoutInterval != 60 ? request.timeoutInterval
             : configuration.timeoutIntervalForRequest
         options.resourceTimeout = configuration.timeoutIntervalForResource
-        options.followRedirects = configuration.followsRedirects
+        options.followRedirects = false // Curlfire follows every hop itself
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion
         options.defaultHeaders = configuration.httpAdditionalHeaders
@@ -101,11 +106,13 @@ public final class SessionManager: @unchecked Sendable {
         options.proxy = configuration.proxy
         options.credential = credential
         options.receiveBufferSize = configuration.receiveBufferSize
-        options.connectTo = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        options.connectTo = connectToEntries
         options.reportsProgress = reportsProgress
         if request.url?.scheme?.lowercased() == "https" {
-            options.trust = trustConfigurator(forHost: request.url?.host ?? "")
-            if let identity = configuration.clientIdentity {
+            let host = request.url?.host ?? ""
+            options.trust = trustConfigurator(forHost: host)
+            let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
+            if let identity {
                 options.clientCertificate = ClientCertificateFiles(
                     certificatePath: identity.certificatePath, keyPath: identity.privateKeyPath,
                     password: identity.password, type: identity.format.rawValue)

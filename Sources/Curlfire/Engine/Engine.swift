@@ -149,6 +149,11 @@ final class Engine: @unchecked Sendable {
     }
 
     private func add(_ attempt: CurlAttempt) {
+        if attempt.transfer.isCancelFlagged {
+            // Cancelled between being planned and reaching the engine: never started.
+            attempt.transfer.attemptDidFinish(attempt.finish(ending: .cancelled))
+            return
+        }
         guard let easy = pool.popLast() ?? curl_easy_init() else {
             attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_OUT_OF_MEMORY))
             return
@@ -160,9 +165,7 @@ final class Engine: @unchecked Sendable {
         if let error = attempt.configure(easy: easy, share: share) {
             active[ObjectIdentifier(attempt)] = nil
             recycle(easy)
-            var result = attempt.finish(code: CURLE_OK)
-            result.error = error
-            attempt.transfer.attemptDidFinish(result)
+            attempt.transfer.attemptDidFinish(attempt.finish(ending: .refusedBeforeSending(error)))
             return
         }
         if curl_multi_add_handle(multi, UnsafeMutableRawPointer(easy)) != CURLM_OK {
@@ -187,23 +190,40 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Fails the attempts that moved no bytes for longer than their idle timeout (IdleClock.swift);
-    /// checked at most every 50 ms.
+    /// Fails the attempts that moved no bytes for longer than their idle timeout (IdleClock.swift),
+    /// and those whose request passed its deadline (`timeoutIntervalForResource`); checked at most
+    /// every 50 ms.
     private func expireIdleAttempts() {
         let now = IdleClock.now()
         guard now >= nextIdleCheck, !active.isEmpty else { return }
         nextIdleCheck = now + 50_000_000
-        let expired = active.values.filter { !$0.paused && $0.idleClock.hasExpired(at: now) }
+        let expired = active.values.filter {
+            ($0.deadline > 0 && now >= $0.deadline) || (!$0.paused && $0.idleClock.hasExpired(at: now))
+        }
         for attempt in expired {
-            attempt.idleTimedOut = true
-            finish(attempt, code: CURLE_OPERATION_TIMEDOUT)
+            if attempt.deadline > 0, now >= attempt.deadline {
+                finish(attempt, ending: .resourceTimeout(seconds: attempt.options.resourceTimeout))
+            } else {
+                attempt.idleTimedOut = true
+                finish(attempt, code: CURLE_OPERATION_TIMEDOUT)
+            }
         }
     }
 
     /// Removes the attempt's handle, builds its result and hands it to its transfer.
     private func finish(_ attempt: CurlAttempt, code: CURLcode) {
+        guard active[ObjectIdentifier(attempt)] != nil else { return }
+        finish(attempt, ending: nil, code: code)
+    }
+
+    /// Ends the attempt with an ending the engine decided (a deadline), whatever libcurl was doing.
+    private func finish(_ attempt: CurlAttempt, ending: AttemptEnding) {
+        finish(attempt, ending: ending, code: CURLE_OK)
+    }
+
+    private func finish(_ attempt: CurlAttempt, ending: AttemptEnding?, code: CURLcode) {
         guard active.removeValue(forKey: ObjectIdentifier(attempt)) != nil else { return }
-        let result = attempt.finish(code: code)
+        let result = ending.map { attempt.finish(ending: $0) } ?? attempt.finish(code: code)
         if let easy = attempt.easy {
             curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
             recycle(easy)
@@ -231,16 +251,13 @@ final class Engine: @unchecked Sendable {
         for command in pending {
             if case let .withShareHandle(body) = command { body(nil) } // lifecycle
             if case let .add(attempt) = command {
-                var result = attempt.finish(code: CURLE_OK)
-                result.error = .sessionDeinitialized
-                attempt.transfer.attemptDidFinish(result)
+                attempt.transfer.attemptDidFinish(attempt.finish(ending: .sessionDeinitialized))
             }
         }
         for attempt in Array(active.values) {
             attempt.cancelled = false
             active[ObjectIdentifier(attempt)] = nil
-            var result = attempt.finish(code: CURLE_OK)
-            result.error = .sessionDeinitialized
+            let result = attempt.finish(ending: .sessionDeinitialized)
             if let easy = attempt.easy {
                 curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
                 curl_easy_cleanup(UnsafeMutableRawPointer(easy))

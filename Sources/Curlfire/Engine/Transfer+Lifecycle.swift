@@ -1,14 +1,52 @@
 import Foundation
 import FoundationNetworking
 
-/// What the redirects followed by hand have changed so far in one attempt.
-struct RedirectHop {
-    /// Hops followed.
-    var count = 0
-    /// Whether a 301/302/303 turned the request into a `GET` without body.
+/// The request of the next hop: adapted (a first attempt or a retry) or a redirect target.
+struct NextHop: @unchecked Sendable {
+    var request: URLRequest
+    var body: UploadBody
+    var credential: (user: String, password: String)?
+}
+
+/// What one stage of a request leaves for the next, kept by its ``Transfer`` under its lock while
+/// the ``RequestStateMachine`` decides the flow.
+struct StageCarry: @unchecked Sendable {
+    /// Attempts started (1 + retries).
+    var attempts = 0
+    /// When the current attempt (its first hop) started, for its Timeline.
+    var attemptStart: TimeInterval = 0
+    /// The request's deadline, monotonic nanoseconds (`IdleClock.now()`); 0 until it starts.
+    var deadline: UInt64 = 0
+    /// The hop to send next.
+    var next: NextHop?
+    /// The last attempt's outcome (or the adaptation failure): what the request ends with unless
+    /// a later stage replaces it.
+    var lastOutcome: TransferOutcome?
+    /// The error the retriers are asked about.
+    var retryableError: CurlfireError?
+    /// The error a retrier failed the request with.
+    var retryError: Error?
+    /// Redirect hops of the current attempt: count and seconds spent before the current hop.
+    var redirectCount = 0
+    var redirectDuration: TimeInterval = 0
+    /// Whether a hop of the current attempt dropped the body (303, or POST on 301/302) or left
+    /// the origin its credentials were given for.
     var bodyDropped = false
-    /// Whether a hop left the origin the credentials were given for.
     var credentialDropped = false
+
+    /// Adds the redirects followed before this hop to its metrics (libcurl sees one hop only).
+    mutating func recordHop(_ metrics: inout TransferMetrics, stage: RequestStateMachine.Stage) {
+        if stage.hop == 0 {
+            redirectCount = 0
+            redirectDuration = 0
+            bodyDropped = false
+            credentialDropped = false
+        }
+        metrics.redirectCount = redirectCount
+        metrics.redirectDuration = redirectDuration
+        redirectCount += 1
+        redirectDuration += metrics.totalDuration
+    }
 }
 
 // The request lifecycle around the engine: event monitors, adapters that answer asynchronously,
@@ -75,56 +113,144 @@ extension Transfer {
         step(0, initial)
     }
 
-    // MARK: - Redirects followed by hand
+    // MARK: - Redirects (Curlfire follows every hop itself, so each is planned for its own host)
 
-    /// When the attempt ended with a redirect and a ``RedirectHandler`` other than
-    /// ``Redirector/follow`` is in effect, asks it (off the engine thread) and sends the next hop
-    /// or delivers the 3xx. Returns `false` when there is nothing to follow.
-    func followRedirectByHand(_ outcome: TransferOutcome) -> Bool {
-        guard let handler = spec.redirectHandler, !spec.redirectHandler.followsNatively,
-              session.configuration.followsRedirects, outcome.error == nil,
-              let response = outcome.response, let sent = outcome.request,
+    /// Asks the redirect handler about the stage's 3xx — at once, without a thread hop, when none
+    /// is set or it is ``Redirector/follow``; otherwise on a global queue.
+    func askRedirectHandler(_ stage: RequestStateMachine.Stage) {
+        let outcome = lock.withLock { carry.lastOutcome }
+        guard let outcome, let response = outcome.response, let sent = outcome.request,
               let proposal = RedirectRules.redirect(from: sent, response: response)
-        else { return false }
-        let maximum = session.configuration.maximumRedirects
-        let hop = lock.withLock { redirectHop }
-        if hop.count >= maximum {
-            var failed = outcome
-            failed.error = .sessionTaskFailed(code: .tooManyRedirects, message: "Maximum (\(maximum)) redirects followed")
-            complete(failed)
-            return true
+        else { return send { $0.redirectDecided(follow: false, for: stage) } } // no usable Location: deliver the 3xx
+        let handler = spec.redirectHandler
+        guard let handler, !spec.redirectHandler.followsNatively else {
+            return follow(proposal.request, from: sent, keepsBody: proposal.keepsBody, response: response, stage: stage)
         }
+        armResourceDeadline() // a handler may take its time
         let request = requestValue
         DispatchQueue.global().async {
             let once = OnceFlag()
             handler.request(request, willBeRedirectedTo: proposal.request, for: response) { next in
                 guard once.claim() else { return }
-                guard let next else { return self.complete(outcome) }
-                self.sendHop(RedirectRules.stripForwardedCredentials(next, original: sent), from: sent,
-                             keepsBody: proposal.keepsBody, response: response, outcome: outcome)
+                guard let next else { return self.send { $0.redirectDecided(follow: false, for: stage) } }
+                self.follow(RedirectRules.stripForwardedCredentials(next, original: sent), from: sent,
+                            keepsBody: proposal.keepsBody, response: response, stage: stage)
             }
         }
-        return true
     }
 
-    private func sendHop(_ next: URLRequest, from sent: URLRequest, keepsBody: Bool, response: HTTPURLResponse,
-                         outcome: TransferOutcome) {
-        lock.lock()
-        let cancelled = cancelRequested
-        if !keepsBody { redirectHop.bodyDropped = true }
-        if !RedirectRules.sameOrigin(sent.url, next.url) { redirectHop.credentialDropped = true }
-        let hop = redirectHop
-        lock.unlock()
-        if cancelled {
-            var failed = outcome
-            failed.error = .explicitlyCancelled
-            return complete(failed)
+    /// Follows a redirect: the next hop gets the body and credentials the rules allow.
+    private func follow(_ next: URLRequest, from sent: URLRequest, keepsBody: Bool, response: HTTPURLResponse,
+                        stage: RequestStateMachine.Stage) {
+        let action: RequestStateMachine.Action = lock.withLock {
+            if !keepsBody { carry.bodyDropped = true }
+            if !RedirectRules.sameOrigin(sent.url, next.url) { carry.credentialDropped = true }
+            carry.next = NextHop(request: next, body: carry.bodyDropped ? .none : spec.body,
+                                 credential: carry.credentialDropped ? nil : spec.credential)
+            return machine.redirectDecided(follow: true, for: stage)
         }
+        guard action != .none else { return }
         emit { $0.request($1, willRedirectTo: next, for: response) }
-        sendAttempt(next, body: hop.bodyDropped ? .none : spec.body,
-                    credential: hop.credentialDropped ? nil : spec.credential,
-                    startTime: Date.timeIntervalSinceReferenceDate, isRedirect: true)
+        perform(action)
     }
+
+    // MARK: - Retries
+
+    /// Asks the retriers in order, off the engine thread; the first that retries (or fails) wins.
+    func askRetriers(_ stage: RequestStateMachine.Stage) {
+        armResourceDeadline() // a retrier may take its time
+        let error = lock.withLock { carry.retryableError } ?? .explicitlyCancelled
+        DispatchQueue.global().async { self.consultRetriers(self.spec.retriers[...], error: error, stage: stage) }
+    }
+
+    private func consultRetriers(_ retriers: ArraySlice<any RequestRetrier>, error: CurlfireError,
+                                 stage: RequestStateMachine.Stage) {
+        guard let retrier = retriers.first else { return send { $0.retryDecided(.doNotRetry, for: stage) } }
+        // Every answer of an abandoned stage (cancelled, timed out) is ignored by the machine.
+        guard lock.withLock({ machine.stage == stage }) else { return }
+        let once = OnceFlag()
+        // lifecycle: the RetryResult form (its default bridges to the Alamofire 4 `should`).
+        retrier.retry(requestValue, for: session, dueTo: error) { result in
+            guard once.claim() else { return }
+            if let retryError = result.error {
+                self.lock.withLock { self.carry.retryError = retryError }
+                return self.send { $0.retryDecided(.failWithRetryError, for: stage) }
+            }
+            guard result.retryRequired else {
+                return self.consultRetriers(retriers.dropFirst(), error: error, stage: stage)
+            }
+            let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
+            guard action != .none else { return }
+            self.emit { $0.requestIsRetrying($1) } // lifecycle
+            if case .adapt = action {
+                DispatchQueue.global().async { self.perform(action) } // never inside the retrier's call
+            } else {
+                self.perform(action)
+            }
+        }
+    }
+
+    /// Waits out a retry delay on a timer that is cancelled when the request ends.
+    func scheduleRetry(after delay: TimeInterval, _ stage: RequestStateMachine.Stage) {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + delay)
+        timer.setEventHandler { [weak self] in self?.send { $0.delayElapsed(for: stage) } }
+        lock.withLock { timers.retry = timer }
+        timer.resume()
+    }
+
+    /// Arms the request's deadline for the stages outside the engine (adapters, retriers, delays,
+    /// redirect handlers that wait); the engine enforces it on running attempts. Armed once.
+    func armResourceDeadline() {
+        let (deadline, armed) = lock.withLock { () -> (UInt64, Bool) in
+            defer { timers.deadlineArmed = true }
+            return (carry.deadline, timers.deadlineArmed)
+        }
+        guard !armed, deadline > 0 else { return }
+        let now = IdleClock.now()
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + .nanoseconds(Int(min(deadline > now ? deadline - now : 0, UInt64(Int.max)))))
+        timer.setEventHandler { [weak self] in self?.send { $0.resourceDeadlineElapsed() } }
+        lock.withLock { timers.deadline = timer }
+        timer.resume()
+    }
+
+    // MARK: - Finishing
+
+    /// Ends the request as the machine decided: cancels its timers and delivers the outcome.
+    func finish(_ kind: RequestStateMachine.Finish) {
+        let (last, retryError, originalError, pending) = lock.withLock {
+            let pending = timers
+            timers = Timers()
+            timers.deadlineArmed = true
+            return (carry.lastOutcome, carry.retryError, carry.retryableError, pending)
+        }
+        pending.retry?.cancel()
+        pending.deadline?.cancel()
+        var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
+        switch kind {
+        case .lastOutcome:
+            if outcome.error == nil { reportFinalProgress(outcome) }
+        case .cancelled:
+            outcome.error = .explicitlyCancelled
+        case .resourceTimedOut:
+            outcome.error = AttemptEnding.resourceTimeoutError(seconds: session.configuration.timeoutIntervalForResource)
+        case .tooManyRedirects:
+            let maximum = session.configuration.maximumRedirects
+            outcome.error = .sessionTaskFailed(code: .tooManyRedirects, message: "Maximum (\(maximum)) redirects followed")
+        case .retryFailed:
+            outcome.error = .requestRetryFailed(retryError: retryError ?? CurlfireError.explicitlyCancelled,
+                                                originalError: originalError ?? CurlfireError.explicitlyCancelled)
+        }
+        complete(outcome)
+    }
+}
+
+/// The timers a request may hold; cancelled when it ends.
+struct Timers {
+    var retry: DispatchSourceTimer?
+    var deadline: DispatchSourceTimer?
+    var deadlineArmed = false
 }
 
 extension Transfer {

@@ -18,6 +18,8 @@ struct TransferOutcome: @unchecked Sendable {
     var sink: ResponseSink?
     /// A download's files and resume data, set by its `Spec.finishOutcome`; `nil` for other requests.
     var download: DownloadFiles? = nil
+    /// Request-body bytes the last attempt sent.
+    var uploadedBodyBytes: Int64 = 0
 }
 
 /// The network transfer shared by every copy of one request value.
@@ -48,13 +50,6 @@ final class Transfer: @unchecked Sendable {
         var makeRequestValue: @Sendable (RequestCore) -> any Request = { DataRequest(core: $0) }
     }
 
-    private enum Phase {
-        case idle
-        case preparing
-        case running
-        case finished(TransferOutcome)
-    }
-
     private struct ProgressHandler {
         let queue: DispatchQueue
         let closure: @Sendable (Progress) -> Void
@@ -64,14 +59,13 @@ final class Transfer: @unchecked Sendable {
     let spec: Spec
 
     let lock = NSLock() // lifecycle: internal for Transfer+Lifecycle.swift
-    private var phase: Phase = .idle
-    private var suspended = false
-    var cancelRequested = false // lifecycle: internal for Transfer+Lifecycle.swift
-    /// `cancelRequested`, readable without the lock from libcurl's write callback: one
-    /// `curl_multi_perform` can deliver many buffers before the engine handles the cancel command,
-    /// so the callback stops the transfer at the next chunk instead.
+    /// The request's lifecycle (RequestStateMachine.swift); read and changed under `lock` only.
+    var machine: RequestStateMachine // lifecycle: internal for Transfer+Lifecycle.swift
+    /// Set when the running attempt must stop (cancel, resource deadline), readable without the
+    /// lock from libcurl's write callback: one `curl_multi_perform` can deliver many buffers before
+    /// the engine handles the cancel command, so the callback stops the transfer at the next chunk.
     private let cancelFlag = Atomic<Bool>(false)
-    /// Whether `cancel()` was called; cheap enough for every body chunk.
+    /// Whether the running attempt must stop; cheap enough for every body chunk.
     var isCancelFlagged: Bool { cancelFlag.load(ordering: .relaxed) }
     /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
     /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
@@ -81,19 +75,24 @@ final class Transfer: @unchecked Sendable {
     }
 
     private var handlers: [Handler] = []
+    private var handlerAttached = false
     private var draining = false
+    private var finalOutcome: TransferOutcome?
     private var downloadProgressHandlers: [ProgressHandler] = []
     private var uploadProgressHandlers: [ProgressHandler] = []
     private var currentRequest: URLRequest?
     private var currentResponse: LazyResponse?
-    private var attempts = 0
     private var metricsHistory: [TransferMetrics] = []
-    /// lifecycle: redirects followed by hand in the current attempt (reset on each retry).
-    var redirectHop = RedirectHop()
+    /// lifecycle: what the stages left for the next one (Transfer+Lifecycle.swift), under `lock`.
+    var carry = StageCarry()
+    /// lifecycle: the retry-delay and deadline timers, cancelled when the request ends; under `lock`.
+    var timers = Timers()
 
     init(session: SessionManager, spec: Spec) {
         self.session = session
         self.spec = spec
+        machine = RequestStateMachine(hasRetriers: !spec.retriers.isEmpty,
+                                      maximumRedirects: session.configuration.maximumRedirects)
         if case let .success(request) = spec.urlRequest { currentRequest = request }
     }
 
@@ -104,17 +103,18 @@ final class Transfer: @unchecked Sendable {
     /// The latest response.
     var response: HTTPURLResponse? { lock.withLock { currentResponse }?.response }
     /// How many times the transfer was retried.
-    var retryCount: Int { lock.withLock { max(0, attempts - 1) } }
+    var retryCount: Int { lock.withLock { max(0, carry.attempts - 1) } }
     /// Whether the transfer has started.
-    var isStarted: Bool { lock.withLock { if case .idle = phase { return false } else { return true } } }
+    var isStarted: Bool { lock.withLock { machine.isStarted } }
+    /// Whether a response handler was attached or the transfer started: a modifier that changes
+    /// what is sent can no longer apply to it (``CurlfireError/requestAlreadyStarted(modifier:)``).
+    var isCommitted: Bool { lock.withLock { handlerAttached || machine.isStarted } }
     /// Whether `suspend()` is in effect (read by the engine when it adds the handle).
-    var isSuspended: Bool { lock.withLock { suspended } }
+    var isSuspended: Bool { lock.withLock { machine.isSuspended } }
     /// Whether the transfer has finished.
-    var isFinished: Bool { lock.withLock { if case .finished = phase { return true } else { return false } } }
+    var isFinished: Bool { lock.withLock { finalOutcome != nil } }
     /// The outcome once the transfer has finished (a download's resume data after `cancel()`).
-    var finishedOutcome: TransferOutcome? {
-        lock.withLock { if case let .finished(outcome) = phase { return outcome } else { return nil } }
-    }
+    var finishedOutcome: TransferOutcome? { lock.withLock { finalOutcome } }
 
     // MARK: - Handlers
 
@@ -128,8 +128,9 @@ final class Transfer: @unchecked Sendable {
     func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
         lock.lock()
         handlers.append(Handler(queue: queue, run: handler))
+        handlerAttached = true
         let drainNow: TransferOutcome?
-        if case let .finished(outcome) = phase, !draining {
+        if let outcome = finalOutcome, !draining {
             draining = true
             drainNow = outcome
         } else {
@@ -146,7 +147,7 @@ final class Transfer: @unchecked Sendable {
     /// Adds a progress closure for the response body (dropped when the transfer has finished).
     func addDownloadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
         lock.withLock {
-            if case .finished = phase { return }
+            if finalOutcome != nil { return }
             downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
@@ -154,7 +155,7 @@ final class Transfer: @unchecked Sendable {
     /// Adds a progress closure for the request body (dropped when the transfer has finished).
     func addUploadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
         lock.withLock {
-            if case .finished = phase { return }
+            if finalOutcome != nil { return }
             uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
@@ -177,134 +178,147 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    // MARK: - Lifecycle
+    // MARK: - Lifecycle (the state machine decides; these carry out its actions)
 
     /// Starts the transfer if it has not started (idempotent, any thread).
     func start() {
-        lock.lock()
-        guard case .idle = phase else {
-            lock.unlock()
-            return
-        }
-        phase = .preparing
-        let cancelled = cancelRequested
-        lock.unlock()
-        if cancelled {
-            finish(error: .explicitlyCancelled, request: spec.urlRequest.value)
-            return
-        }
+        let action = lock.withLock { machine.start() }
+        guard action != .none else { return }
         emitStarted() // lifecycle: created + resumed events
-        beginAttempt()
+        perform(action)
     }
 
-    /// Cancels the transfer at any point; its handlers get ``CurlfireError/explicitlyCancelled``.
+    /// Cancels the transfer at any stage, at once; its handlers get ``CurlfireError/explicitlyCancelled``.
+    /// A late answer from the abandoned stage (an adapter, a retrier, a redirect handler, a timer) is ignored.
     func cancel() {
-        lock.lock()
-        if cancelRequested {
-            lock.unlock()
-            return
+        let action: RequestStateMachine.Action = lock.withLock {
+            let action = machine.cancel()
+            if action != .none { cancelFlag.store(true, ordering: .relaxed) }
+            return action
         }
-        cancelRequested = true
-        cancelFlag.store(true, ordering: .relaxed)
-        let current = phase
-        lock.unlock()
+        guard action != .none else { return }
         emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
-        switch current {
-        case .idle:
-            // Not started: finish now so handlers attached later see the cancellation.
-            lock.lock()
-            let stillIdle: Bool
-            if case .idle = phase { phase = .preparing; stillIdle = true } else { stillIdle = false }
-            lock.unlock()
-            if stillIdle { finish(error: .explicitlyCancelled, request: spec.urlRequest.value) }
-            else { session.engine.enqueue(.cancel(self)) }
-        case .preparing, .running:
-            session.engine.enqueue(.cancel(self))
-        case .finished:
-            break
-        }
+        perform(action)
     }
 
     /// Pauses the transfer (libcurl stops reading and writing); `resume()` continues it.
     func suspend() {
-        lock.lock()
-        let wasSuspended = suspended
-        suspended = true
-        let running: Bool
-        if case .running = phase { running = true } else { running = false }
-        lock.unlock()
-        if !wasSuspended, running { session.engine.enqueue(.pause(self)) }
-        if !wasSuspended { emit(posting: Notification.Name.Task.DidSuspend) { $0.requestDidSuspend($1) } } // lifecycle
+        let (wasSuspended, action) = lock.withLock { (machine.isSuspended, machine.suspend()) }
+        guard !wasSuspended else { return }
+        perform(action)
+        emit(posting: Notification.Name.Task.DidSuspend) { $0.requestDidSuspend($1) } // lifecycle
     }
 
     /// Starts the transfer, or continues it after `suspend()`.
     func resume() {
-        lock.lock()
-        let wasSuspended = suspended
-        suspended = false
-        let idle: Bool
-        if case .idle = phase { idle = true } else { idle = false }
-        lock.unlock()
-        if idle {
-            start()
+        let (wasIdle, wasSuspended, action) = lock.withLock {
+            (!machine.isStarted, machine.isSuspended, machine.resume())
+        }
+        if wasIdle {
+            if action != .none {
+                emitStarted()
+                perform(action)
+            }
         } else if wasSuspended {
-            session.engine.enqueue(.unpause(self))
+            perform(action)
             emit(posting: Notification.Name.Task.DidResume) { $0.requestDidResume($1) } // lifecycle
         }
     }
 
+    /// Carries out one action of the state machine (never under the lock).
+    func perform(_ action: RequestStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case let .adapt(stage):
+            adapt(stage)
+        case let .startAttempt(stage):
+            startAttempt(stage)
+        case .cancelAttempt:
+            cancelFlag.store(true, ordering: .relaxed)
+            session.engine.enqueue(.cancel(self))
+        case .pauseAttempt:
+            session.engine.enqueue(.pause(self))
+        case .unpauseAttempt:
+            session.engine.enqueue(.unpause(self))
+        case let .askRedirectHandler(stage):
+            askRedirectHandler(stage) // lifecycle
+        case let .askRetriers(stage):
+            askRetriers(stage) // lifecycle
+        case let .scheduleRetry(delay, stage):
+            scheduleRetry(after: delay, stage) // lifecycle
+        case let .finish(kind):
+            finish(kind) // lifecycle
+        }
+    }
+
+    /// Feeds an event to the machine under the lock, then performs the action outside it.
+    func send(_ event: (inout RequestStateMachine) -> RequestStateMachine.Action) {
+        perform(lock.withLock { event(&machine) })
+    }
+
     // MARK: - Attempts
 
-    private func beginAttempt() {
-        let startTime = Date.timeIntervalSinceReferenceDate
+    /// Runs the adapters for a first attempt or a retry.
+    private func adapt(_ stage: RequestStateMachine.Stage) {
         let initial: URLRequest
         switch spec.urlRequest {
         case let .failure(error):
-            finish(error: error, request: nil)
-            return
+            lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: nil) }
+            return send { $0.adapted(.refused, for: stage) }
         case let .success(built):
             initial = built
         }
+        lock.withLock {
+            carry.attemptStart = Date.timeIntervalSinceReferenceDate
+            if carry.deadline == 0 { carry.deadline = Self.deadline(after: session.configuration.timeoutIntervalForResource) }
+        }
+        if !spec.adapters.isEmpty { armResourceDeadline() } // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
         runAdapters(initial) { result in
             switch result {
             case let .failure(error):
-                self.finish(error: error, request: initial)
+                self.lock.withLock {
+                    self.carry.lastOutcome = Self.failedOutcome(error, request: initial)
+                    self.carry.retryableError = error
+                }
+                self.send { $0.adapted(.failed, for: stage) }
             case let .success(request):
-                self.sendAttempt(request, body: self.spec.body, credential: self.spec.credential,
-                                 startTime: startTime, isRedirect: false)
+                self.lock.withLock { self.carry.next = NextHop(request: request, body: self.spec.body,
+                                                               credential: self.spec.credential) }
+                self.send { $0.adapted(.succeeded, for: stage) }
             }
         }
     }
 
-    /// Hands one attempt to the engine: a first attempt or retry (adapted), or a redirect hop
-    /// followed by hand (lifecycle: `isRedirect`, with that hop's body and credential).
-    func sendAttempt(_ request: URLRequest, body: UploadBody, credential: (user: String, password: String)?,
-                     startTime: TimeInterval, isRedirect: Bool) {
-        if let error = RequestChecks.validate(request, body: body, allowsBodyInGET: spec.allowsBodyInGET,
+    /// Plans the stage's hop for its own host and hands the attempt to the engine.
+    private func startAttempt(_ stage: RequestStateMachine.Stage) {
+        let (hop, startTime, deadline) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64) in
+            if stage.hop == 0 { carry.attempts += 1 }
+            currentRequest = carry.next?.request ?? currentRequest
+            return (carry.next, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
+                    carry.deadline)
+        }
+        guard let hop else { return } // impossible: every path to startAttempt sets the hop
+        let request = hop.request
+        if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader) {
-            finish(error: error, request: request)
-            return
+            return refused(error, request: request, stage: stage)
         }
-        var options = session.transferOptions(for: request, credential: credential,
-                                              reportsProgress: hasProgressHandlers)
-        // lifecycle: a RedirectHandler other than `.follow` sees every hop, so libcurl must not follow.
-        if !spec.redirectHandler.followsNatively { options.followRedirects = false }
-        let attempt = CurlAttempt(transfer: self, request: request, body: body, options: options,
-                                  sink: spec.makeSink(), startTime: startTime)
-        lock.lock()
-        currentRequest = request
-        if isRedirect { redirectHop.count += 1 } else { attempts += 1; redirectHop = RedirectHop() }
-        phase = .running
-        let cancelled = cancelRequested
-        lock.unlock()
-        if cancelled {
-            finish(error: .explicitlyCancelled, request: request)
-            return
-        }
+        let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers)
+        let plan = AttemptPlan(request: request, body: hop.body, options: options)
+        let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: spec.makeSink(),
+                                  startTime: startTime, stage: stage)
+        attempt.deadline = deadline
         if !session.engine.enqueue(.add(attempt)) {
-            finish(error: .sessionDeinitialized, request: request)
+            attemptDidFinish(attempt.finish(ending: .sessionDeinitialized))
         }
+    }
+
+    /// An attempt that never reached libcurl: a check refused its request.
+    private func refused(_ error: CurlfireError, request: URLRequest, stage: RequestStateMachine.Stage) {
+        lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: request) }
+        send { $0.attemptEnded(.final, for: stage) }
     }
 
     private var hasProgressHandlers: Bool {
@@ -320,27 +334,38 @@ final class Transfer: @unchecked Sendable {
                                requestCompletedTime: result.completedTime,
                                serializationCompletedTime: result.completedTime),
             metrics: result.metrics, allMetrics: [], sink: result.sink)
-        lock.lock()
-        if let metrics = result.metrics { metricsHistory.append(metrics) }
-        outcome.allMetrics = metricsHistory
-        if let response = result.lazyResponse { currentResponse = response }
-        let cancelled = cancelRequested
-        lock.unlock()
-        emitAttemptFinished(result) // lifecycle
-        // lifecycle: a redirect to follow by hand starts the next hop (Transfer+Lifecycle.swift).
-        if !cancelled, followRedirectByHand(outcome) { return }
-        if !cancelled, !spec.retriers.isEmpty, let retryError = Self.retryableError(outcome) {
-            // Never on the engine thread: a retrier may take its time.
-            let failed = outcome
-            DispatchQueue.global().async { self.consultRetriers(self.spec.retriers[...], error: retryError, outcome: failed) }
-            return
+        outcome.uploadedBodyBytes = result.uploadedBodyBytes
+        let verdict: RequestStateMachine.AttemptVerdict
+        if case .resourceTimeout = result.ending { verdict = .final } else { verdict = self.verdict(for: outcome) }
+        let action: RequestStateMachine.Action = lock.withLock {
+            guard machine.stage == result.stage else { return .none } // a stale attempt
+            if var metrics = outcome.metrics {
+                carry.recordHop(&metrics, stage: result.stage)
+                outcome.metrics = metrics
+                metricsHistory.append(metrics)
+            }
+            outcome.allMetrics = metricsHistory
+            if let response = result.lazyResponse { currentResponse = response }
+            carry.lastOutcome = outcome
+            carry.retryableError = Self.retryableError(outcome)
+            return machine.attemptEnded(verdict, for: result.stage)
         }
-        if outcome.error == nil { reportFinalProgress(result) }
-        complete(outcome)
+        emitAttemptFinished(result) // lifecycle
+        perform(action)
+    }
+
+    /// What the lifecycle does with an ended attempt: follow a redirect, ask the retriers, or deliver.
+    private func verdict(for outcome: TransferOutcome) -> RequestStateMachine.AttemptVerdict {
+        if outcome.error == nil, session.configuration.followsRedirects,
+           let status = outcome.lazyResponse?.statusCode, RedirectRules.redirectCodes.contains(status) {
+            return .redirect // whether it has a usable Location is checked when the hop is planned
+        }
+        if case .explicitlyCancelled? = outcome.error { return .final }
+        return Self.retryableError(outcome) == nil ? .final : .retryable
     }
 
     /// The error a retrier is asked about: a transport failure, or a status code of 400 or more.
-    private static func retryableError(_ outcome: TransferOutcome) -> CurlfireError? {
+    static func retryableError(_ outcome: TransferOutcome) -> CurlfireError? {
         switch outcome.error {
         case .explicitlyCancelled?, .sessionDeinitialized?: return nil
         case let error?: return error
@@ -350,55 +375,21 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    private func consultRetriers(_ retriers: ArraySlice<any RequestRetrier>, error: CurlfireError, outcome: TransferOutcome) {
-        guard let retrier = retriers.first else {
-            complete(outcome)
-            return
-        }
-        let request = requestValue
-        let once = OnceFlag()
-        // lifecycle: the RetryResult form (its default bridges to the Alamofire 4 `should`).
-        retrier.retry(request, for: session, dueTo: error) { result in
-            guard once.claim() else { return }
-            if let retryError = result.error {
-                var failed = outcome
-                failed.error = .requestRetryFailed(retryError: retryError, originalError: error)
-                self.complete(failed)
-                return
-            }
-            guard result.retryRequired else {
-                self.consultRetriers(retriers.dropFirst(), error: error, outcome: outcome)
-                return
-            }
-            let delay = result.delay ?? 0
-            if self.lock.withLock({ self.cancelRequested }) {
-                self.complete(Self.cancelled(outcome))
-                return
-            }
-            self.emit { $0.requestIsRetrying($1) } // lifecycle
-            let retry: @Sendable () -> Void = { self.beginAttempt() }
-            if delay > 0 {
-                DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: retry)
-            } else {
-                DispatchQueue.global().async(execute: retry)
-            }
-        }
+    /// The monotonic time (`IdleClock.now()`) `seconds` from now; 0 (none) for a non-positive or
+    /// unrepresentable interval.
+    static func deadline(after seconds: TimeInterval) -> UInt64 {
+        guard seconds.isFinite, seconds > 0, seconds < 1e9 else { return 0 }
+        return IdleClock.now() + UInt64(seconds * 1e9)
     }
 
-    private static func cancelled(_ outcome: TransferOutcome) -> TransferOutcome {
-        var outcome = outcome
-        outcome.error = .explicitlyCancelled
-        return outcome
-    }
-
-    private func finish(error: CurlfireError, request: URLRequest?) {
+    /// An outcome that carries only an error (nothing was received).
+    static func failedOutcome(_ error: CurlfireError, request: URLRequest?) -> TransferOutcome {
         let now = Date.timeIntervalSinceReferenceDate
-        let outcome = TransferOutcome(
+        return TransferOutcome(
             request: request, lazyResponse: nil, data: nil, error: error,
             timeline: Timeline(requestStartTime: now, initialResponseTime: now, requestCompletedTime: now,
                                serializationCompletedTime: now),
             metrics: nil, allMetrics: [], sink: nil)
-        complete(outcome)
     }
 
     deinit {
@@ -425,7 +416,7 @@ final class Transfer: @unchecked Sendable {
     private func publish(_ outcome: TransferOutcome) {
         emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
         lock.lock()
-        phase = .finished(outcome)
+        finalOutcome = outcome
         // No report follows; a closure that captures its own request (`request.downloadProgress {
         // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
         downloadProgressHandlers.removeAll()
@@ -453,10 +444,10 @@ final class Transfer: @unchecked Sendable {
 
     /// A successful transfer always ends with a complete report in each direction: libcurl's last
     /// progress callback can come before the final bytes are counted.
-    private func reportFinalProgress(_ result: AttemptResult) {
-        let sent = result.uploadedBodyBytes
+    func reportFinalProgress(_ outcome: TransferOutcome) {
+        let sent = outcome.uploadedBodyBytes
         if sent > 0 { reportUploadProgress(completed: sent, total: sent) }
-        let received = result.sink.byteCount
+        let received = outcome.sink?.byteCount ?? 0
         reportDownloadProgress(completed: received, total: received)
     }
 

@@ -47,6 +47,16 @@ open class ServerTrustPolicyManager: @unchecked Sendable {
         return wildcards[String(name[name.index(after: dot)...])]
     }
 
+    /// The client identity presented to a host that asks for a certificate, chosen per hop (a
+    /// redirect to another host presents that host's identity).
+    ///
+    /// - Parameter host: the host name or IP address of the hop's URL, lowercased.
+    /// - Returns: the identity, or `nil` (the default) for the session's
+    ///            ``SessionConfiguration/clientIdentity``.
+    open func clientIdentity(forHost host: String) -> ClientIdentity? {
+        nil
+    }
+
     private static func normalized(_ host: String) -> String {
         var name = host.lowercased()
         if name.hasSuffix("."), name.count > 1 { name.removeLast() }

@@ -9,8 +9,10 @@ final class CancelFlagTests: XCTestCase {
         let session = SessionManager()
         let request = URLRequest(url: try XCTUnwrap(URL(string: "http://127.0.0.1:1/never-started")))
         let transfer = Transfer(session: session, spec: .init(urlRequest: .success(request)))
-        let attempt = CurlAttempt(transfer: transfer, request: request, body: .none, options: TransferOptions(),
-                                  sink: MemorySink(), startTime: Date.timeIntervalSinceReferenceDate)
+        let plan = AttemptPlan(request: request, body: .none, options: TransferOptions())
+        let attempt = CurlAttempt(transfer: transfer, plan: plan, body: .none, sink: MemorySink(),
+                                  startTime: Date.timeIntervalSinceReferenceDate,
+                                  stage: .init(attempt: 1, hop: 0, generation: 1))
         let chunk = [UInt8](repeating: 7, count: 16)
         let first = chunk.withUnsafeBytes { attempt.receiveBody($0) }
         XCTAssertEqual(first, .accepted)

@@ -1,0 +1,185 @@
+import Foundation
+import FoundationNetworking
+internal import CCurl
+
+/// Receives the libcurl options of an ``AttemptPlan``: the engine's writer sets them on an easy
+/// handle; tests record them (no libcurl call is needed to know what a hop would send).
+protocol CurlOptionWriter {
+    /// A `long` option.
+    mutating func long(_ option: CURLoption, _ value: Int)
+    /// A string option (`nil` clears it).
+    mutating func string(_ option: CURLoption, _ value: String?)
+    /// A `curl_off_t` option.
+    mutating func offset(_ option: CURLoption, _ value: Int64)
+    /// `CURLOPT_SSL_CTX_FUNCTION` with `CURLOPT_SSL_CTX_DATA` = `trust`: the host's trust evaluation
+    /// in the handshake.
+    mutating func trustEvaluation(_ trust: any TLSContextConfiguring)
+}
+
+/// What one attempt — one hop of a request — sends and how it trusts: the URL, method, headers,
+/// timeouts, transport settings, and for HTTPS the trust evaluation and client identity of the
+/// hop's own host.
+///
+/// Made off the engine thread for every hop (Curlfire follows redirects itself, so a redirect to
+/// another host gets that host's policy, CA store and client identity, never the first host's).
+/// ``write(to:)`` lists the libcurl options; it is pure, so the plan is unit-tested without a
+/// network (AttemptPlanTests).
+struct AttemptPlan: Sendable {
+    /// The request of this hop.
+    let request: URLRequest
+    /// The upper-cased method.
+    let method: String
+    /// Whether a body is sent, and its length.
+    let hasBody: Bool
+    let bodyLength: Int64
+    /// The resolved settings (timeouts, version, proxy, trust, client certificate, …).
+    let options: TransferOptions
+    /// The header lines for `CURLOPT_HTTPHEADER` (`Name: value`, `Name;` for an empty value,
+    /// `Name:` to suppress a header libcurl would add).
+    let headerLines: [String]
+    /// The `Accept-Encoding` value, handed to `CURLOPT_ACCEPT_ENCODING` so libcurl also decodes.
+    let acceptEncoding: String?
+
+    /// Plans a hop.
+    ///
+    /// - Parameters:
+    ///   - request: the hop's request (adapted, or the redirect target).
+    ///   - body:    the body it sends.
+    ///   - options: the settings resolved for the hop's host (``SessionManager/planOptions(for:credential:reportsProgress:)``).
+    init(request: URLRequest, body: UploadBody, options: TransferOptions) {
+        self.request = request
+        self.options = options
+        method = request.httpMethod?.uppercased() ?? "GET"
+        hasBody = !body.isEmpty
+        bodyLength = body.length ?? 0
+        (headerLines, acceptEncoding) = Self.headerLines(request: request, defaults: options.defaultHeaders, hasBody: hasBody)
+    }
+
+    /// Whether libcurl reads a request body through the read callback (a body, or POST/PUT/PATCH).
+    var usesBodyCallbacks: Bool {
+        switch method {
+        case "GET" where !hasBody, "HEAD": return false
+        default: return hasBody || method == "POST" || method == "PUT" || method == "PATCH"
+        }
+    }
+
+    /// Whether the hop goes over TLS.
+    var isHTTPS: Bool { request.url?.scheme?.lowercased() == "https" }
+
+    // MARK: - Options
+
+    /// Lists the hop's libcurl options (callbacks, header lists and buffers are the attempt's own).
+    func write<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        writer.string(CURLOPT_URL, request.url?.absoluteString)
+        writer.long(CURLOPT_NOSIGNAL, 1)
+        // Curlfire follows redirects itself: every hop is planned for its own host.
+        writer.long(CURLOPT_FOLLOWLOCATION, 0)
+        writer.string(CURLOPT_PROTOCOLS_STR, "http,https")
+        writeMethod(to: &writer)
+        if let acceptEncoding { writer.string(CURLOPT_ACCEPT_ENCODING, acceptEncoding) }
+        if let credential = options.credential {
+            writer.string(CURLOPT_USERNAME, credential.user)
+            writer.string(CURLOPT_PASSWORD, credential.password)
+            writer.long(CURLOPT_HTTPAUTH, cfcurl_auth_basic_digest())
+        }
+        writeTimeouts(to: &writer)
+        writeTransport(to: &writer)
+        if isHTTPS { writeTLS(to: &writer) }
+        if options.reportsProgress { writer.long(CURLOPT_NOPROGRESS, 0) }
+    }
+
+    private func writeMethod<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        switch method {
+        case "GET" where !hasBody:
+            writer.long(CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            writer.long(CURLOPT_NOBODY, 1)
+        default:
+            if usesBodyCallbacks {
+                writer.long(CURLOPT_POST, 1)
+                writer.offset(CURLOPT_POSTFIELDSIZE_LARGE, bodyLength)
+            }
+            if method != "POST" { writer.string(CURLOPT_CUSTOMREQUEST, method) }
+        }
+    }
+
+    private func writeTimeouts<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        let idle = max(options.requestTimeout, 0.001)
+        writer.long(CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000))
+        // An idle timeout: fail when fewer than 1 byte/s arrive for `idle` seconds (whole seconds in
+        // libcurl; the engine's IdleClock fails a stall on time). timeoutIntervalForResource is the
+        // request's deadline, kept by its state machine across attempts, delays and hops.
+        writer.long(CURLOPT_LOW_SPEED_LIMIT, 1)
+        writer.long(CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up))))
+    }
+
+    private func writeTransport<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        switch options.httpVersion {
+        case .http1_1: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        case .http2PriorKnowledge: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        case .automatic, .http2: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        }
+        if isHTTPS, options.httpVersion != .http1_1 { writer.long(CURLOPT_PIPEWAIT, 1) }
+        if options.cookiesEnabled { writer.string(CURLOPT_COOKIEFILE, "") }
+        switch options.proxy {
+        case .environment: break // libcurl reads http_proxy, https_proxy, no_proxy
+        case .none: writer.string(CURLOPT_PROXY, "")
+        case let .http(host, port), let .https(host, port), let .socks5(host, port):
+            writer.string(CURLOPT_PROXY, options.proxy.curlURL(host: host, port: port))
+        }
+    }
+
+    private func writeTLS<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        writer.long(CURLOPT_SSL_VERIFYPEER, 1)
+        // Keep CAINFO (the system bundle) but drop Debian's CA directory: libcurl then caches the
+        // parsed root store across connections (about 16x faster handshakes, see docs/Performance.md).
+        writer.string(CURLOPT_CAPATH, nil)
+        if let trust = options.trust {
+            // The host's policy checks the host name itself (or deliberately does not).
+            writer.long(CURLOPT_SSL_VERIFYHOST, 0)
+            writer.trustEvaluation(trust)
+        } else {
+            writer.long(CURLOPT_SSL_VERIFYHOST, 2)
+        }
+        if let client = options.clientCertificate {
+            writer.string(CURLOPT_SSLCERT, client.certificatePath)
+            writer.string(CURLOPT_SSLCERTTYPE, client.type)
+            if let key = client.keyPath { writer.string(CURLOPT_SSLKEY, key) }
+            if let password = client.password { writer.string(CURLOPT_KEYPASSWD, password) }
+        }
+    }
+
+    // MARK: - Headers
+
+    /// libcurl's header lines from the request's headers plus the session's defaults the request
+    /// does not set (names compared ASCII-case-insensitively without Foundation).
+    static func headerLines(request: URLRequest, defaults: HTTPHeaders, hasBody: Bool)
+        -> (lines: [String], acceptEncoding: String?) {
+        var lines: [String] = []
+        var acceptEncoding: String?
+        var sawExpect = false
+        var sawContentType = false
+        let fields = request.allHTTPHeaderFields ?? [:]
+        lines.reserveCapacity(fields.count + defaults.count + 2)
+        func append(_ name: String, _ value: String) {
+            if HeaderName.equals(name, "accept-encoding") {
+                acceptEncoding = value // sent by libcurl through CURLOPT_ACCEPT_ENCODING, which also decodes
+                return
+            }
+            if HeaderName.equals(name, "expect") { sawExpect = true }
+            if HeaderName.equals(name, "content-type") { sawContentType = true }
+            // "Name;" sends a header with an empty value; "Name:" would remove it.
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        for (name, value) in fields { append(name, value) }
+        for header in defaults where !fields.keys.contains(where: { HeaderName.equals($0, header.name) }) {
+            append(header.name, header.value)
+        }
+        if !sawExpect { lines.append("Expect:") }
+        if !sawContentType, hasBody || request.httpMethod == "POST" {
+            // libcurl would invent `application/x-www-form-urlencoded`; send what the user set, or nothing.
+            lines.append("Content-Type:")
+        }
+        return (lines, acceptEncoding)
+    }
+}

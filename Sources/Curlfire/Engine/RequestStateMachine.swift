@@ -1,0 +1,310 @@
+import Foundation
+
+/// The life of one request as a value: it takes events and returns the action to carry out.
+///
+/// ``Transfer`` owns one, under its lock: it feeds an event, gets an ``Action``, unlocks, then
+/// performs the action (hand an attempt to the engine, run the adapters, ask the retriers or the
+/// redirect handler, arm a timer, deliver the outcome). The machine never calls out and touches no
+/// libcurl, so every (state, event) pair is unit-tested as a table (RequestStateMachineTests).
+///
+/// ```
+///            start                adapted ok                attempt ended (final)
+///  idle ───────────▶ adapting ─────────────▶ running ─────────────────────────▶ finished
+///                      ▲   │ adapted failed    │  │ attempt ended (redirect)        ▲
+///                      │   ▼                   │  ▼                                 │
+///                      │ awaitingRetryDecision ◀┘ awaitingRedirectDecision ─────────┤ (do not follow)
+///                      │   │ retry (delay)          │ follow: running, next hop      │
+///                      │   ▼                                                         │
+///                      └─ delayingRetry ─────────────────────────────────────────────┤ (deadline)
+///                                                                                    │
+///  cancel: idle, adapting, awaiting…, delayingRetry ─▶ finished at once             │
+///          running ─▶ cancelling ─(the engine removes the attempt)──────────────────┘
+/// ```
+///
+/// Every event that belongs to a stage carries that stage; an event for a stage the machine has
+/// left (a late adapter, retrier or redirect-handler callback, a timer that fired after a cancel)
+/// returns ``Action/none`` and changes nothing.
+struct RequestStateMachine: Sendable {
+    /// One step of the request: which attempt (1 + retries), which redirect hop inside it, and a
+    /// generation that changes with every new stage, so late events of an abandoned stage are told apart.
+    struct Stage: Equatable, Sendable {
+        /// 1 for the first attempt, 2 after the first retry, …
+        var attempt: Int
+        /// Redirects followed in this attempt.
+        var hop: Int
+        /// Increases with every new stage of the request.
+        var generation: UInt64
+    }
+
+    /// Why a running attempt is being stopped.
+    enum CancelCause: Equatable, Sendable {
+        /// `cancel()`, or the awaiting task was cancelled.
+        case user
+        /// `timeoutIntervalForResource` elapsed.
+        case resourceTimeout
+    }
+
+    /// Where the request is.
+    enum State: Equatable, Sendable {
+        /// Not started.
+        case idle
+        /// The adapters are preparing the stage's request.
+        case adapting(Stage)
+        /// An attempt is in the engine.
+        case running(Stage)
+        /// The engine was asked to stop the attempt; the request ends when it reports back.
+        case cancelling(Stage, CancelCause)
+        /// The redirect handler decides whether to follow.
+        case awaitingRedirectDecision(Stage)
+        /// The retriers decide whether to try again.
+        case awaitingRetryDecision(Stage)
+        /// A retry waits for its delay.
+        case delayingRetry(Stage)
+        /// Over: the outcome is (being) delivered.
+        case finished
+    }
+
+    /// What the lifecycle needs to know of an ended attempt.
+    enum AttemptVerdict: Equatable, Sendable {
+        /// A 3xx with a `Location` to follow (and following is on).
+        case redirect
+        /// A failure the retriers are asked about (a transport error, or a status of 400 or more).
+        case retryable
+        /// Nothing more to do: deliver it.
+        case final
+    }
+
+    /// What the retriers decided.
+    enum RetryDecision: Equatable, Sendable {
+        /// Try again after the delay (seconds; 0 for at once).
+        case retry(after: TimeInterval)
+        /// Deliver the failure as it is.
+        case doNotRetry
+        /// Fail with the retrier's own error (``CurlfireError/requestRetryFailed(retryError:originalError:)``).
+        case failWithRetryError
+    }
+
+    /// How the request ends.
+    enum Finish: Equatable, Sendable {
+        /// With the last attempt's outcome (or the adaptation failure) as it is.
+        case lastOutcome
+        /// With ``CurlfireError/explicitlyCancelled``.
+        case cancelled
+        /// With a timeout: `timeoutIntervalForResource` elapsed.
+        case resourceTimedOut
+        /// With `tooManyRedirects`: ``maximumRedirects`` hops were followed.
+        case tooManyRedirects
+        /// With the retrier's error.
+        case retryFailed
+    }
+
+    /// What the owner must do now.
+    enum Action: Equatable, Sendable {
+        /// Nothing.
+        case none
+        /// Run the adapters for the stage (a first attempt or a retry).
+        case adapt(Stage)
+        /// Hand the stage's attempt to the engine (after adapting, or the next redirect hop).
+        case startAttempt(Stage)
+        /// Ask the engine to stop the running attempt.
+        case cancelAttempt(Stage)
+        /// Ask the engine to pause the running attempt.
+        case pauseAttempt(Stage)
+        /// Ask the engine to continue the running attempt.
+        case unpauseAttempt(Stage)
+        /// Ask the redirect handler about the stage's 3xx.
+        case askRedirectHandler(Stage)
+        /// Ask the retriers about the stage's failure.
+        case askRetriers(Stage)
+        /// Arm a timer; ``delayElapsed(for:)`` follows.
+        case scheduleRetry(after: TimeInterval, Stage)
+        /// Deliver the outcome; cancel any timer.
+        case finish(Finish)
+    }
+
+    private(set) var state: State = .idle
+    /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
+    private(set) var isSuspended = false
+    /// Whether retriers exist (with none, a failure is delivered without asking).
+    let hasRetriers: Bool
+    /// The most redirects followed in one attempt.
+    let maximumRedirects: Int
+    private var generation: UInt64 = 0
+
+    /// Creates a machine in ``State/idle``.
+    init(hasRetriers: Bool, maximumRedirects: Int) {
+        self.hasRetriers = hasRetriers
+        self.maximumRedirects = maximumRedirects
+    }
+
+    /// The stage the machine is in, if any.
+    var stage: Stage? {
+        switch state {
+        case .idle, .finished: return nil
+        case let .adapting(stage), let .running(stage), let .cancelling(stage, _), let .awaitingRedirectDecision(stage),
+             let .awaitingRetryDecision(stage), let .delayingRetry(stage):
+            return stage
+        }
+    }
+
+    /// Whether the request has started.
+    var isStarted: Bool { state != .idle }
+
+    /// Whether the request is over.
+    var isFinished: Bool { state == .finished }
+
+    private mutating func nextStage(attempt: Int, hop: Int) -> Stage {
+        generation += 1
+        return Stage(attempt: attempt, hop: hop, generation: generation)
+    }
+
+    // MARK: - Events from the user
+
+    /// The first handler was attached, or `resume()` was called on an idle request.
+    mutating func start() -> Action {
+        guard case .idle = state else { return .none }
+        let stage = nextStage(attempt: 1, hop: 0)
+        state = .adapting(stage)
+        return .adapt(stage)
+    }
+
+    /// `cancel()`: valid in every state, never waits for a stage to end.
+    mutating func cancel() -> Action {
+        switch state {
+        case .finished, .cancelling:
+            return .none
+        case let .running(stage):
+            state = .cancelling(stage, .user)
+            return .cancelAttempt(stage)
+        case .idle, .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
+            state = .finished
+            return .finish(.cancelled)
+        }
+    }
+
+    /// `suspend()`.
+    mutating func suspend() -> Action {
+        guard !isSuspended else { return .none }
+        isSuspended = true
+        if case let .running(stage) = state { return .pauseAttempt(stage) }
+        return .none
+    }
+
+    /// `resume()`: starts an idle request, or continues a suspended one.
+    mutating func resume() -> Action {
+        let wasSuspended = isSuspended
+        isSuspended = false
+        if case .idle = state { return start() }
+        if wasSuspended, case let .running(stage) = state { return .unpauseAttempt(stage) }
+        return .none
+    }
+
+    /// `timeoutIntervalForResource` elapsed (timer armed when the request started).
+    mutating func resourceDeadlineElapsed() -> Action {
+        switch state {
+        case .idle, .finished, .cancelling:
+            return .none
+        case let .running(stage):
+            state = .cancelling(stage, .resourceTimeout)
+            return .cancelAttempt(stage)
+        case .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
+            state = .finished
+            return .finish(.resourceTimedOut)
+        }
+    }
+
+    // MARK: - Events from the stages
+
+    /// How the adapters ended for a stage.
+    enum Adaptation: Equatable, Sendable {
+        /// The stage's request is ready.
+        case succeeded
+        /// An adapter failed: the retriers are asked (the token-refresh pattern, as in Alamofire 4 and 5).
+        case failed
+        /// The request cannot be built at all (an invalid URL, an encoding failure): no retrier is asked.
+        case refused
+    }
+
+    /// The adapters produced the stage's request, or failed.
+    mutating func adapted(_ adaptation: Adaptation, for stage: Stage) -> Action {
+        guard case .adapting(stage) = state else { return .none }
+        switch adaptation {
+        case .succeeded:
+            state = .running(stage)
+            return .startAttempt(stage)
+        case .failed where hasRetriers:
+            state = .awaitingRetryDecision(stage)
+            return .askRetriers(stage)
+        case .failed, .refused:
+            state = .finished
+            return .finish(.lastOutcome)
+        }
+    }
+
+    /// The engine reports the stage's attempt over.
+    mutating func attemptEnded(_ verdict: AttemptVerdict, for stage: Stage) -> Action {
+        switch state {
+        case .running(stage):
+            switch verdict {
+            case .redirect:
+                if stage.hop >= maximumRedirects {
+                    state = .finished
+                    return .finish(.tooManyRedirects)
+                }
+                state = .awaitingRedirectDecision(stage)
+                return .askRedirectHandler(stage)
+            case .retryable where hasRetriers:
+                state = .awaitingRetryDecision(stage)
+                return .askRetriers(stage)
+            case .retryable, .final:
+                state = .finished
+                return .finish(.lastOutcome)
+            }
+        case let .cancelling(current, cause) where current == stage:
+            state = .finished
+            return .finish(cause == .user ? .cancelled : .resourceTimedOut)
+        default:
+            return .none
+        }
+    }
+
+    /// The redirect handler answered for the stage.
+    mutating func redirectDecided(follow: Bool, for stage: Stage) -> Action {
+        guard case .awaitingRedirectDecision(stage) = state else { return .none }
+        guard follow else {
+            state = .finished
+            return .finish(.lastOutcome)
+        }
+        let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
+        state = .running(next)
+        return .startAttempt(next)
+    }
+
+    /// The retriers answered for the stage.
+    mutating func retryDecided(_ decision: RetryDecision, for stage: Stage) -> Action {
+        guard case .awaitingRetryDecision(stage) = state else { return .none }
+        switch decision {
+        case .doNotRetry:
+            state = .finished
+            return .finish(.lastOutcome)
+        case .failWithRetryError:
+            state = .finished
+            return .finish(.retryFailed)
+        case let .retry(delay) where delay > 0:
+            state = .delayingRetry(stage)
+            return .scheduleRetry(after: delay, stage)
+        case .retry:
+            let next = nextStage(attempt: stage.attempt + 1, hop: 0)
+            state = .adapting(next)
+            return .adapt(next)
+        }
+    }
+
+    /// The retry delay of the stage elapsed.
+    mutating func delayElapsed(for stage: Stage) -> Action {
+        guard case .delayingRetry(stage) = state else { return .none }
+        let next = nextStage(attempt: stage.attempt + 1, hop: 0)
+        state = .adapting(next)
+        return .adapt(next)
+    }
+}
