@@ -65,7 +65,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlfireTests",
-            dependencies: ["Curlfire", "CurlfireTestSupport", "COpenSSL"]
+            dependencies: ["Curlfire", "CurlfireTestSupport", "COpenSSL", "CCurl"]
         ),
         .testTarget(
             name: "CurlfireIntegrationTests",

@@ -37,6 +37,10 @@ public enum CurlfireError: Error, Sendable {
     case uploadableReadFailed(path: String, message: String)
     /// The session was released or shut down before the request could run.
     case sessionDeinitialized
+    /// A modifier that changes what is sent (`authenticate`, `adapt(using:)`, `retry(using:)`,
+    /// `redirect(using:)`, …) was applied to a request whose transfer had already started or had a
+    /// response handler: nothing was sent for the modified request. Apply modifiers first.
+    case requestAlreadyStarted(modifier: String)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -269,6 +273,9 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "Request retry failed: \(retryError) (original error: \(originalError))"
         case let .uploadableReadFailed(path, message): return "Reading the upload body \(path) failed: \(message)"
         case .sessionDeinitialized: return "The session was released before the request ran."
+        case let .requestAlreadyStarted(modifier):
+            return "\(modifier) was applied to a request that had already started or had a response handler; "
+                + "nothing was sent for the modified request. Apply modifiers before attaching a handler."
         }
     }
 }

@@ -40,9 +40,18 @@ struct RequestCore: Sendable {
         self.transfer = transfer
     }
 
-    /// A core with a changed spec and a new, not yet started transfer.
-    func reshaped(_ change: (inout Transfer.Spec) -> Void) -> RequestCore {
+    /// A core with a changed spec and a new, not yet started transfer — the one rule for modifiers
+    /// that change what is sent (docs/Architecture.md, "Requests are values").
+    ///
+    /// Applied to a request whose transfer is committed (a response handler is attached, or it
+    /// started), the new request sends nothing: its handlers get
+    /// ``CurlfireError/requestAlreadyStarted(modifier:)``. A silent second request is never sent.
+    func reshaped(_ modifier: String = #function, _ change: (inout Transfer.Spec) -> Void) -> RequestCore {
         var spec = self.spec
+        if transfer.isCommitted {
+            spec.urlRequest = .failure(.requestAlreadyStarted(modifier: modifier))
+            return RequestCore(session: session, spec: spec)
+        }
         change(&spec)
         return RequestCore(session: session, spec: spec)
     }

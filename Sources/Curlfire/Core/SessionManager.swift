@@ -93,12 +93,12 @@ public final class SessionManager: @unchecked Sendable {
     /// Resolves the settings of one hop (see ``AttemptPlan``): timeouts, transport, and for HTTPS
     /// the trust evaluation and client identity of the hop's own host — never the first hop's.
     func planOptions(for request: URLRequest, credential: (user: String, password: String)?,
-                     reportsProgress: Bool) -> TransferOptions {
+                     reportsProgress: Bool, followsWithoutAsking: Bool) -> TransferOptions {
         var options = TransferOptions()
         options.requestTimeout = request.timeoutInterval != 60 ? request.timeoutInterval
             : configuration.timeoutIntervalForRequest
         options.resourceTimeout = configuration.timeoutIntervalForResource
-        options.followRedirects = false // Curlfire follows every hop itself
+        options.followRedirects = followsWithoutAsking && configuration.followsRedirects
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion
         options.defaultHeaders = configuration.httpAdditionalHeaders

@@ -53,6 +53,8 @@ final class CurlAttempt: @unchecked Sendable {
     private var firstByteTime: TimeInterval?
     private var tls: (version: String?, cipher: String?) = (nil, nil)
     private var lastProgress: (Int64, Int64, Int64, Int64) = (-1, -1, -1, -1)
+    /// Set for the body of a redirect that is followed without asking the handler.
+    private var discardsBody = false
     /// Set when the sink refused bytes, to report a write failure precisely.
     private var sinkFailed = false
     /// Set by the engine when the attempt was cancelled.
@@ -189,6 +191,11 @@ final class CurlAttempt: @unchecked Sendable {
         idleClock.touch()
         head.consume(line)
         if head.isComplete {
+            // A redirect Curlfire follows without asking: its body is not the response (libcurl
+            // discards it too when it follows), so no sink sees it.
+            discardsBody = options.followRedirects && RedirectRules.redirectCodes.contains(head.statusCode)
+                && head.value(for: "Location") != nil
+            if discardsBody { return true }
             let length = head.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             sink.prepare(expectedLength: length)
             // Downloads decide here how the body lands in their file (200: from byte 0, 206: append).
@@ -208,6 +215,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
         if paused { return .paused }
         idleClock.touch()
+        if discardsBody { return .accepted }
         if sink.write(bytes) {
             // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
             if let backPressure, backPressure.shouldPauseAfterWrite() { paused = true }

@@ -305,7 +305,8 @@ final class Transfer: @unchecked Sendable {
                                               unsafeDefaultHeader: session.unsafeDefaultHeader) {
             return refused(error, request: request, stage: stage)
         }
-        let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers)
+        let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
+                                          followsWithoutAsking: spec.redirectHandler.followsNatively)
         let plan = AttemptPlan(request: request, body: hop.body, options: options)
         let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: spec.makeSink(),
                                   startTime: startTime, stage: stage)

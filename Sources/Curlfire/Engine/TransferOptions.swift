@@ -21,7 +21,8 @@ struct TransferOptions: Sendable {
     var requestTimeout: TimeInterval = 60
     /// Total time allowed for the transfer.
     var resourceTimeout: TimeInterval = 7 * 24 * 3600
-    /// Whether to follow redirects.
+    /// Whether a 3xx with a `Location` is followed without asking a handler (its body is then
+    /// discarded, as libcurl does). Curlfire follows every hop itself: libcurl never does.
     var followRedirects = true
     /// The most redirects followed before `tooManyRedirects`.
     var maximumRedirects = 16
