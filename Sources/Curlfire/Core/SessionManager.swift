@@ -37,7 +37,7 @@ public final class SessionManager: @unchecked Sendable {
     }
 
     /// Decides what happens on redirects for every request of the session that sets no handler of
-    /// its own. `nil` by default: libcurl follows (as ``Redirector/follow``).
+    /// its own. `nil` by default: every hop is followed (as ``Redirector/follow``).
     public var redirectHandler: RedirectHandler? {
         get { state.withLock { $0.redirectHandler } }
         set { state.withLock { $0.redirectHandler = newValue } }

@@ -34,14 +34,17 @@ struct StageCarry: @unchecked Sendable {
     var bodyDropped = false
     var credentialDropped = false
 
+    /// A new attempt (a first one or a retry) starts at its first hop.
+    mutating func beginAttempt() {
+        attempts += 1
+        redirectCount = 0
+        redirectDuration = 0
+        bodyDropped = false
+        credentialDropped = false
+    }
+
     /// Adds the redirects followed before this hop to its metrics (libcurl sees one hop only).
-    mutating func recordHop(_ metrics: inout TransferMetrics, stage: RequestStateMachine.Stage) {
-        if stage.hop == 0 {
-            redirectCount = 0
-            redirectDuration = 0
-            bodyDropped = false
-            credentialDropped = false
-        }
+    mutating func recordHop(_ metrics: inout TransferMetrics) {
         metrics.redirectCount = redirectCount
         metrics.redirectDuration = redirectDuration
         redirectCount += 1

@@ -294,7 +294,7 @@ final class Transfer: @unchecked Sendable {
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
         let (hop, startTime, deadline) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64) in
-            if stage.hop == 0 { carry.attempts += 1 }
+            if stage.hop == 0 { carry.beginAttempt() }
             currentRequest = carry.next?.request ?? currentRequest
             return (carry.next, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
                     carry.deadline)
@@ -341,7 +341,7 @@ final class Transfer: @unchecked Sendable {
         let action: RequestStateMachine.Action = lock.withLock {
             guard machine.stage == result.stage else { return .none } // a stale attempt
             if var metrics = outcome.metrics {
-                carry.recordHop(&metrics, stage: result.stage)
+                carry.recordHop(&metrics)
                 outcome.metrics = metrics
                 metricsHistory.append(metrics)
             }

@@ -4,12 +4,13 @@ import FoundationNetworking
 /// Decides what happens when a response redirects (301, 302, 303, 307, 308 with a `Location`).
 ///
 /// Set one on ``SessionManager/redirectHandler`` or per request with `redirect(using:)`; the
-/// request's own wins. Without a handler, or with ``Redirector/follow``, libcurl follows redirects
-/// itself (the fastest path). Any other handler is asked, off the engine thread, once per redirect;
-/// Curlfire then follows by hand: a new attempt with the request the handler returns, counted
-/// against ``SessionConfiguration/maximumRedirects``. `Authorization` and `Cookie` headers and
-/// `authenticate(user:password:)` credentials are never forwarded to a different origin (scheme,
-/// host or port), whichever path follows the redirect.
+/// request's own wins. Curlfire follows every redirect itself, one hop at a time, so each hop is
+/// evaluated with the trust policy, trusted roots and client identity of its own host. Without a
+/// handler, or with ``Redirector/follow``, each hop is followed at once; any other handler is
+/// asked, off the engine thread, once per redirect, and the request it returns is sent. Hops are
+/// counted against ``SessionConfiguration/maximumRedirects``. `Authorization` and `Cookie` headers
+/// and `authenticate(user:password:)` credentials are never forwarded to a different origin
+/// (scheme, host or port).
 public protocol RedirectHandler: Sendable {
     /// Calls `completion` exactly once with the request to send next, or `nil` to stop and deliver
     /// the 3xx response as it is.
@@ -30,7 +31,7 @@ public protocol RedirectHandler: Sendable {
 public struct Redirector: RedirectHandler {
     /// What a ``Redirector`` does with a redirect.
     public enum Behavior: Sendable {
-        /// Follows the redirect (by libcurl: no per-hop callback).
+        /// Follows the redirect (no per-hop callback).
         case follow
         /// Delivers the 3xx response as it is.
         case doNotFollow
@@ -61,14 +62,14 @@ public struct Redirector: RedirectHandler {
         }
     }
 
-    /// Whether libcurl may follow on its own (no hop needs to be seen).
+    /// Whether hops are followed without asking (no hop needs to be seen).
     var followsNatively: Bool {
         if case .follow = behavior { return true } else { return false }
     }
 }
 
 extension Optional where Wrapped == any RedirectHandler {
-    /// Whether libcurl may follow redirects itself: no handler, or ``Redirector/follow``.
+    /// Whether hops are followed without asking a handler: no handler, or ``Redirector/follow``.
     var followsNatively: Bool {
         guard let handler = self else { return true }
         return (handler as? Redirector)?.followsNatively ?? false
