@@ -66,7 +66,9 @@ struct TrustEvaluator {
 
     private func evaluatePinnedCertificates(_ pinned: [Certificate], validateChain: Bool) -> Outcome {
         guard validateChain else {
-            return trust.certificates.contains(where: pinned.contains) ? .success(()) : .failure(.certificatePinMismatch)
+            // Only the signature path from the leaf counts: an appended CA certificate does not.
+            let path = SignaturePath.path(from: trust.certificates)
+            return path.contains(where: pinned.contains) ? .success(()) : .failure(.certificatePinMismatch)
         }
         // The pinned certificates are the only anchors.
         let verified = ChainVerifier.verify(trust.certificates, store: TrustStore(anchors: pinned),
@@ -88,7 +90,8 @@ struct TrustEvaluator {
             case let .success(verified): chain = verified
             }
         } else {
-            chain = trust.certificates
+            // Only the signature path from the leaf counts: an appended CA certificate does not.
+            chain = SignaturePath.path(from: trust.certificates)
         }
         let pins = Set(pinned)
         return chain.contains { $0.publicKey.map(pins.contains) ?? false } ? .success(()) : .failure(.publicKeyPinMismatch)
