@@ -36,6 +36,8 @@ static inline void cfssl_OPENSSL_free(void *p) { OPENSSL_free(p); }
 static inline unsigned long cfssl_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
 /* SSL_CTX_set_tlsext_status_type is a macro over SSL_CTX_ctrl. */
 static inline long cfssl_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) { return SSL_CTX_set_tlsext_status_type(ctx, type); }
+/* SSL_CTX_get_ex_new_index is a macro over CRYPTO_get_ex_new_index. */
+static inline int cfssl_SSL_CTX_get_ex_new_index(void) { return SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
 
 /* A caller-owned CRL stack for X509_STORE_CTX_set0_crls (the stack, not the CRLs, is freed). */
 static inline STACK_OF(X509_CRL) *cfssl_sk_X509_CRL_new_null(void) { return sk_X509_CRL_new_null(); }

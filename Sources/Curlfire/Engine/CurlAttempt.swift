@@ -358,6 +358,8 @@ final class CurlAttempt: @unchecked Sendable {
         var error: CurlfireError?
         var metrics: TransferMetrics?
         var response: LazyResponse?
+        // Taken on success too, so no stale verdict stays keyed to this (recycled) easy handle.
+        let trustFailure = easy.flatMap { options.trust?.takeFailure(forHandshake: UInt(bitPattern: $0)) }
         if let easy {
             metrics = CurlInfo.metrics(easy, startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
             let finalURL = metrics?.effectiveURL ?? request.url!
@@ -366,7 +368,7 @@ final class CurlAttempt: @unchecked Sendable {
         if cancelled {
             error = .explicitlyCancelled
         } else if code != CURLE_OK {
-            error = mapError(code)
+            error = mapError(code, trustFailure: trustFailure)
         }
         reader.finish()
         return AttemptResult(request: request, lazyResponse: response, sink: sink, error: error, metrics: metrics,
@@ -388,7 +390,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
-    private func mapError(_ code: CURLcode) -> CurlfireError {
+    private func mapError(_ code: CURLcode, trustFailure: CurlfireError.ServerTrustFailureReason?) -> CurlfireError {
         if let failure = reader.failure { return failure }
         if idleTimedOut {
             let seconds = String(format: "%g", options.requestTimeout)
@@ -397,7 +399,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
         let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
-           let trust = options.trust, let reason = trust.lastFailure {
+           options.trust != nil, let reason = trustFailure {
             return .serverTrustEvaluationFailed(host: host, reason: reason)
         }
         if code == CURLE_PEER_FAILED_VERIFICATION, options.trust == nil, let easy {

@@ -7,8 +7,8 @@ internal import COpenSSL
 ///
 /// Contract for the engine:
 /// - In `CURLOPT_SSL_CTX_FUNCTION` (engine thread, once per new TLS connection) call
-///   ``install(onSSLContext:)`` with the `SSL_CTX *` libcurl passes; return `CURLE_OK` when it returns
-///   `true`, else `CURLE_SSL_CERTPROBLEM`.
+///   ``install(onSSLContext:handshake:)`` with the `SSL_CTX *` libcurl passes and the bits of the
+///   `CURL *` easy handle; return `CURLE_OK` when it returns `true`, else `CURLE_SSL_CERTPROBLEM`.
 /// - Set `CURLOPT_SSL_VERIFYPEER = 1` (with `0` OpenSSL ignores the callback's verdict) and
 ///   `CURLOPT_SSL_VERIFYHOST = 0` (the policy checks the host). When ``requiresStapledOCSP`` is `true`,
 ///   set `CURLOPT_SSL_VERIFYSTATUS = 1`: libcurl then checks the stapled OCSP response after the handshake.
@@ -17,8 +17,9 @@ internal import COpenSSL
 ///   bridge (unretained).
 /// - A reused connection or a resumed TLS session skips verification; never let a connection or TLS
 ///   session made under one policy serve a host under another.
-/// - After a transfer fails with a TLS error (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_CONNECT_ERROR`),
-///   read ``lastFailure`` to report ``CurlfireError/serverTrustEvaluationFailed(host:reason:)``.
+/// - When a transfer ends, call ``takeFailure(forHandshake:)`` with the same easy handle bits: after a TLS
+///   error (`CURLE_PEER_FAILED_VERIFICATION`, `CURLE_SSL_CONNECT_ERROR`) it gives the reason for
+///   ``CurlfireError/serverTrustEvaluationFailed(host:reason:)``; after success it clears the record.
 ///
 /// The bridge never touches the `SSL_CTX`'s own certificate store, which libcurl shares between handles:
 /// it verifies against its own anchors (the session's trusted roots, else the system roots parsed once
@@ -32,8 +33,8 @@ final class TLSTrustBridge: @unchecked Sendable {
     let requiresStapledOCSP: Bool
 
     private let anchorStore: TrustStore
-    private let lock = NSLock()
-    private var failure: CurlfireError.ServerTrustFailureReason?
+    /// The verdicts of handshakes in progress, by handshake key.
+    let failures = HandshakeFailureRecord()
 
     /// Creates a bridge.
     ///
@@ -53,20 +54,16 @@ final class TLSTrustBridge: @unchecked Sendable {
         }
     }
 
-    /// The reason the most recent handshake through this bridge was rejected; `nil` if it was accepted.
-    var lastFailure: CurlfireError.ServerTrustFailureReason? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failure
-    }
-
     /// Installs the verify callback on a new connection's `SSL_CTX`, replacing OpenSSL's own chain
     /// verification for that context. Call on the engine thread, from `CURLOPT_SSL_CTX_FUNCTION`.
     ///
-    /// - Parameter ctx: the `SSL_CTX *` libcurl passed.
+    /// - Parameters:
+    ///   - ctx:       the `SSL_CTX *` libcurl passed (libcurl 7.88 makes one per connection).
+    ///   - handshake: the key the verdict is recorded under: the bits of the easy handle making the connection.
     /// - Returns: `true` once installed.
-    func install(onSSLContext ctx: UnsafeMutableRawPointer) -> Bool {
+    func install(onSSLContext ctx: UnsafeMutableRawPointer, handshake: UInt) -> Bool {
         let context = OpaquePointer(ctx)
+        guard HandshakeKey.attach(handshake, to: context) else { return false }
         SSL_CTX_set_cert_verify_callback(context, { storeContext, argument in
             guard let storeContext, let argument else { return 0 }
             let bridge = Unmanaged<TLSTrustBridge>.fromOpaque(argument).takeUnretainedValue()
@@ -78,12 +75,18 @@ final class TLSTrustBridge: @unchecked Sendable {
         return true
     }
 
-    /// The verify callback's body: evaluates the presented chain and sets the store context's result.
+    /// Why the most recent handshake made by `handshake` was rejected, removing the record; `nil` if none.
+    func takeFailure(forHandshake handshake: UInt) -> CurlfireError.ServerTrustFailureReason? {
+        failures.take(forHandshake: handshake)
+    }
+
+    /// The verify callback's body: evaluates the presented chain, records the verdict under the
+    /// handshake's key and sets the store context's result.
     func verify(_ storeContext: OpaquePointer) -> Int32 {
         let outcome = evaluate(presentedChain(storeContext))
-        lock.lock()
-        failure = outcome.failure
-        lock.unlock()
+        if let key = HandshakeKey.key(ofStoreContext: storeContext) {
+            failures.record(outcome.failure, forHandshake: key)
+        }
         if outcome.failure == nil {
             // libcurl re-reads the verify result after the handshake: clear any earlier error.
             X509_STORE_CTX_set_error(storeContext, X509_V_OK)
@@ -107,11 +110,16 @@ final class TLSTrustBridge: @unchecked Sendable {
     /// The leaf and the untrusted certificates the peer sent, leaf first, without repeating the leaf.
     private func presentedChain(_ storeContext: OpaquePointer) -> [Certificate] {
         guard let leaf = X509_STORE_CTX_get0_cert(storeContext) else { return [] }
+        return Self.chain(leaf: leaf, rest: X509_STORE_CTX_get0_untrusted(storeContext))
+    }
+
+    /// `leaf` followed by the certificates of `rest`, without duplicates.
+    private static func chain(leaf: OpaquePointer, rest: OpaquePointer?) -> [Certificate] {
         var chain: [Certificate] = []
         if let certificate = Certificate(handle: X509Handle(retaining: leaf)) { chain.append(certificate) }
-        if let untrusted = X509_STORE_CTX_get0_untrusted(storeContext) {
-            for index in 0..<cfssl_sk_X509_num(untrusted) {
-                guard let x509 = cfssl_sk_X509_value(untrusted, index), x509 != leaf,
+        if let rest {
+            for index in 0..<cfssl_sk_X509_num(rest) {
+                guard let x509 = cfssl_sk_X509_value(rest, index), x509 != leaf,
                       let certificate = Certificate(handle: X509Handle(retaining: x509)),
                       !chain.contains(certificate) else { continue }
                 chain.append(certificate)

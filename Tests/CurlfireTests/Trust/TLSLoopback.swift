@@ -64,14 +64,18 @@ enum TLSLoopback {
                        clientStoreObjectCount: objects.map { Int(OPENSSL_sk_num($0)) } ?? -1)
     }
 
-    /// A handshake whose client verifies through `bridge`.
+    /// A handshake whose client verifies through `bridge`, recording its verdict under `handshake`.
     static func handshake(
-        serverChain: String, serverKey: String, through bridge: TLSTrustBridge, maxTLS12: Bool = false
+        serverChain: String, serverKey: String, through bridge: TLSTrustBridge, maxTLS12: Bool = false,
+        handshake key: UInt = defaultHandshake
     ) throws -> Outcome {
         try handshake(serverChain: serverChain, serverKey: serverKey, maxTLS12: maxTLS12) { context in
-            XCTAssertTrue(bridge.install(onSSLContext: context))
+            XCTAssertTrue(bridge.install(onSSLContext: context, handshake: key))
         }
     }
+
+    /// The handshake key used when a test does not give one.
+    static let defaultHandshake: UInt = 0x1000
 
     /// Builds an `X509_STORE_CTX` the way the handshake hands one to the verify callback (leaf plus the
     /// presented chain as untrusted) and passes it to `body`.
