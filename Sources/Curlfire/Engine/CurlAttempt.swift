@@ -258,7 +258,6 @@ final class CurlAttempt: @unchecked Sendable {
             set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0))
             set(cfcurl_easy_setopt_sslctx_cb(handle, curlfireSSLContextCallback))
             set(cfcurl_easy_setopt_ptr(handle, CURLOPT_SSL_CTX_DATA, Unmanaged.passUnretained(trust as AnyObject).toOpaque()))
-            if trust.requiresStapledOCSP { set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYSTATUS, 1)) }
         } else {
             set(cfcurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         }

@@ -9,8 +9,6 @@ protocol TLSContextConfiguring: AnyObject, Sendable {
     func install(onSSLContext context: UnsafeMutableRawPointer, handshake: UInt) -> Bool
     /// Why the most recent handshake made by `handshake` was rejected, removing the record; nil if none.
     func takeFailure(forHandshake handshake: UInt) -> CurlfireError.ServerTrustFailureReason?
-    /// Whether libcurl must require and check a stapled OCSP response (`CURLOPT_SSL_VERIFYSTATUS`).
-    var requiresStapledOCSP: Bool { get }
 }
 
 extension TLSTrustBridge: TLSContextConfiguring {}

@@ -10,8 +10,9 @@ internal import COpenSSL
 ///   ``install(onSSLContext:handshake:)`` with the `SSL_CTX *` libcurl passes and the bits of the
 ///   `CURL *` easy handle; return `CURLE_OK` when it returns `true`, else `CURLE_SSL_CERTPROBLEM`.
 /// - Set `CURLOPT_SSL_VERIFYPEER = 1` (with `0` OpenSSL ignores the callback's verdict) and
-///   `CURLOPT_SSL_VERIFYHOST = 0` (the policy checks the host). When ``requiresStapledOCSP`` is `true`,
-///   set `CURLOPT_SSL_VERIFYSTATUS = 1`: libcurl then checks the stapled OCSP response after the handshake.
+///   `CURLOPT_SSL_VERIFYHOST = 0` (the policy checks the host). Never set `CURLOPT_SSL_VERIFYSTATUS`: a
+///   policy requiring a stapled OCSP response has the bridge request and verify it, with the bridge's
+///   anchors (libcurl's own check uses its store, which never holds the session's trusted roots).
 /// - Keep the bridge alive until every easy handle that used it is cleaned up and the multi handle is
 ///   cleaned up: connections in the multi's cache hold an `SSL_CTX` whose callback argument points at the
 ///   bridge (unretained).
@@ -29,7 +30,7 @@ final class TLSTrustBridge: @unchecked Sendable {
     let host: String
     /// The policy; `nil` means default evaluation with host validation.
     let policy: ServerTrustPolicy?
-    /// Whether the policy needs libcurl to require and check a stapled OCSP response.
+    /// Whether the policy requires a stapled OCSP response, which the bridge then requests and checks.
     let requiresStapledOCSP: Bool
 
     private let anchorStore: TrustStore
@@ -54,7 +55,8 @@ final class TLSTrustBridge: @unchecked Sendable {
         }
     }
 
-    /// Installs the verify callback on a new connection's `SSL_CTX`, replacing OpenSSL's own chain
+    /// Installs the verify callback (and, for a policy requiring a stapled OCSP response, the status
+    /// request and its callback) on a new connection's `SSL_CTX`, replacing OpenSSL's own chain
     /// verification for that context. Call on the engine thread, from `CURLOPT_SSL_CTX_FUNCTION`.
     ///
     /// - Parameters:
@@ -64,13 +66,20 @@ final class TLSTrustBridge: @unchecked Sendable {
     func install(onSSLContext ctx: UnsafeMutableRawPointer, handshake: UInt) -> Bool {
         let context = OpaquePointer(ctx)
         guard HandshakeKey.attach(handshake, to: context) else { return false }
+        let me = Unmanaged.passUnretained(self).toOpaque()
         SSL_CTX_set_cert_verify_callback(context, { storeContext, argument in
             guard let storeContext, let argument else { return 0 }
             let bridge = Unmanaged<TLSTrustBridge>.fromOpaque(argument).takeUnretainedValue()
             return bridge.verify(storeContext)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        }, me)
         if requiresStapledOCSP {
-            _ = cfssl_SSL_CTX_set_tlsext_status_type(context, TLSEXT_STATUSTYPE_ocsp)
+            guard cfssl_SSL_CTX_set_tlsext_status_type(context, TLSEXT_STATUSTYPE_ocsp) == 1,
+                  cfssl_SSL_CTX_set_tlsext_status_cb(context, { ssl, argument in
+                      guard let ssl, let argument else { return 0 }
+                      let bridge = Unmanaged<TLSTrustBridge>.fromOpaque(argument).takeUnretainedValue()
+                      return bridge.checkStapledResponse(ssl)
+                  }) == 1,
+                  cfssl_SSL_CTX_set_tlsext_status_arg(context, me) == 1 else { return false }
         }
         return true
     }
@@ -96,21 +105,48 @@ final class TLSTrustBridge: @unchecked Sendable {
         return 0
     }
 
-    /// Evaluates a presented chain (leaf first) for this bridge's host and policy.
+    /// Evaluates a presented chain (leaf first) for this bridge's host and policy. A stapled OCSP
+    /// response is not part of it: ``checkStapledResponse(_:)`` checks it once it has arrived.
     func evaluate(_ chain: [Certificate]) -> Result<Void, CurlfireError.ServerTrustFailureReason> {
         var trust = ServerTrust(certificates: chain)
         trust.anchorStore = anchorStore
-        // With VERIFYSTATUS set, libcurl rejects the connection after the handshake if no good stapled
-        // response arrived; in TLS 1.2 the response arrives after this callback runs.
-        trust.stapledOCSPResponsePresent = requiresStapledOCSP
+        trust.stapledOCSPCheckedByHandshake = true
         let policy = policy ?? .performDefaultEvaluation(validateHost: true)
         return policy.evaluation(trust, forHost: host)
+    }
+
+    /// The OCSP status callback's body (client side; runs once the server's flight is in, after the
+    /// chain was verified, in TLS 1.2 and 1.3): checks the stapled response for the presented leaf and
+    /// records the verdict. Returns 1 to continue the handshake, 0 to abort it.
+    func checkStapledResponse(_ ssl: OpaquePointer) -> Int32 {
+        var bytes: UnsafePointer<UInt8>?
+        let length = cfssl_SSL_get_tlsext_status_ocsp_resp(ssl, &bytes)
+        let response = length > 0 ? bytes.map { Data(bytes: $0, count: length) } : nil
+        let outcome = checkStapledResponse(response, presented: peerChain(ssl))
+        if let key = HandshakeKey.key(ofSSL: ssl) { failures.record(outcome.failure, forHandshake: key) }
+        return outcome.failure == nil ? 1 : 0
+    }
+
+    /// Checks a stapled response (`nil`: none) for `presented`, verifying the chain with the bridge's
+    /// anchors to find the leaf's issuer.
+    func checkStapledResponse(
+        _ response: Data?, presented: [Certificate]
+    ) -> Result<Void, CurlfireError.ServerTrustFailureReason> {
+        ChainVerifier.verify(presented, store: anchorStore, at: nil, wantChain: true)
+            .mapError { ChainVerifier.reason(for: $0.code) }
+            .flatMap { StapledOCSPVerifier.verify(response, verifiedChain: $0.chain, presented: presented, at: nil) }
     }
 
     /// The leaf and the untrusted certificates the peer sent, leaf first, without repeating the leaf.
     private func presentedChain(_ storeContext: OpaquePointer) -> [Certificate] {
         guard let leaf = X509_STORE_CTX_get0_cert(storeContext) else { return [] }
         return Self.chain(leaf: leaf, rest: X509_STORE_CTX_get0_untrusted(storeContext))
+    }
+
+    /// The certificates the server sent in this handshake, leaf first (a client's peer chain holds the leaf).
+    private func peerChain(_ ssl: OpaquePointer) -> [Certificate] {
+        guard let leaf = SSL_get0_peer_certificate(ssl) else { return [] }
+        return Self.chain(leaf: leaf, rest: SSL_get_peer_cert_chain(ssl))
     }
 
     /// `leaf` followed by the certificates of `rest`, without duplicates.

@@ -39,6 +39,11 @@ struct TrustEvaluator {
         }
         guard case .success = outcome else { return outcome }
         if validateHost, !HostMatcher.matches(leaf, host: host) { return .failure(.hostMismatch) }
+        if case let .performRevokedEvaluation(_, flags) = policy, flags.contains(.requireStapledOCSP),
+           !trust.stapledOCSPCheckedByHandshake {
+            // Last, as in a handshake, where the response arrives after the chain was accepted.
+            return evaluateStapledOCSP()
+        }
         return .success(())
     }
 
@@ -53,10 +58,15 @@ struct TrustEvaluator {
             .mapError { ChainVerifier.reason(for: $0.code) }
     }
 
-    private func evaluateRevocation(_ flags: RevocationFlags) -> Outcome {
-        if flags.contains(.requireStapledOCSP), !trust.stapledOCSPResponsePresent {
-            return .failure(.revoked(message: "the server stapled no OCSP response"))
+    /// The stapled OCSP response's verdict for the verified chain's leaf.
+    private func evaluateStapledOCSP() -> Outcome {
+        verifyChain(store: trust.resolvedAnchorStore, wantChain: true).flatMap { chain in
+            StapledOCSPVerifier.verify(trust.stapledOCSPResponse, verifiedChain: chain,
+                                       presented: trust.certificates, at: trust.verificationDate)
         }
+    }
+
+    private func evaluateRevocation(_ flags: RevocationFlags) -> Outcome {
         let revocation = ChainVerifier.Revocation(
             lists: flags.revocationLists + trust.revocationLists,
             wholeChain: flags.contains(.crlCheckWholeChain),
