@@ -13,12 +13,16 @@ final class StapledOCSPLiveTests: XCTestCase {
         servers = try Live.servers()
     }
 
-    private func get(_ base: URL) async throws -> DataResponse<Data> {
+    private func session(_ configure: (inout SessionConfiguration) -> Void = { _ in }) throws -> SessionManager {
         var configuration = SessionConfiguration()
         configuration.trustedRootCertificates = [try Certificate(contentsOf: servers.pkiFile("root-ca.pem"))]
-        let session = SessionManager(configuration: configuration,
-                                     serverTrustPolicyManager: ServerTrustPolicyManager(policies: ["localhost": policy]))
-        return await session.request(base.absoluteString + "/small.txt").validate().serializingData().response
+        configure(&configuration)
+        return SessionManager(configuration: configuration,
+                              serverTrustPolicyManager: ServerTrustPolicyManager(policies: ["localhost": policy]))
+    }
+
+    private func get(_ base: URL) async throws -> DataResponse<Data> {
+        try await session().request(base.absoluteString + "/small.txt").validate().serializingData().response
     }
 
     private func revocationMessage(_ response: DataResponse<Data>) -> String? {
@@ -32,6 +36,18 @@ final class StapledOCSPLiveTests: XCTestCase {
         let response = try await get(try XCTUnwrap(servers.nginxOCSP["good"]))
         XCTAssertTrue(response.result.isSuccess, response.debugDescription)
         XCTAssertEqual(response.value, Data("Hello, Curlfire!\n".utf8))
+    }
+
+    func testThatLaterConnectionsOfTheSessionPassToo() async throws {
+        // Each request closes its connection, so the next one makes a new (possibly resumed) TLS session.
+        let session = try session { $0.httpVersion = .http1_1 }
+        let url = try XCTUnwrap(servers.nginxOCSP["good"]).absoluteString + "/small.txt"
+        for attempt in 0..<3 {
+            let response = await session.request(url, headers: ["Connection": "close"]).validate()
+                .serializingData().response
+            XCTAssertTrue(response.result.isSuccess, "\(attempt): \(response.debugDescription)")
+            XCTAssertEqual(response.metrics?.isReusedConnection, false)
+        }
     }
 
     func testThatARevokedStapleFailsWithTheRevokedReason() async throws {

@@ -117,8 +117,15 @@ final class TLSTrustBridge: @unchecked Sendable {
 
     /// The OCSP status callback's body (client side; runs once the server's flight is in, after the
     /// chain was verified, in TLS 1.2 and 1.3): checks the stapled response for the presented leaf and
-    /// records the verdict. Returns 1 to continue the handshake, 0 to abort it.
+    /// records the verdict. A resumed session passes, as it skips the verify callback. Returns 1 to
+    /// continue the handshake, 0 to abort it.
     func checkStapledResponse(_ ssl: OpaquePointer) -> Int32 {
+        // A resumed session sends no certificate and no staple: its full handshake passed this check (a
+        // session is kept only after a successful handshake), as the verify callback's did.
+        if SSL_session_reused(ssl) == 1 {
+            if let key = HandshakeKey.key(ofSSL: ssl) { failures.record(nil, forHandshake: key) }
+            return 1
+        }
         var bytes: UnsafePointer<UInt8>?
         let length = cfssl_SSL_get_tlsext_status_ocsp_resp(ssl, &bytes)
         let response = length > 0 ? bytes.map { Data(bytes: $0, count: length) } : nil
