@@ -703,7 +703,11 @@ def cmd_start(args):
         sd.prepare()
         state = sd.load()
         deadline = time.monotonic() + args.timeout
-        if state and servers_alive(state) and state.get("pki") == str(pki):
+        # Reuse only servers of this script's variants, serving this generation of the PKI.
+        pki_stamp = (pki / ".complete").read_text().strip()
+        if (state and servers_alive(state) and state.get("pki") == str(pki)
+                and state.get("pki_stamp") == pki_stamp
+                and set(state["servers"]) >= {"httpbin", *TLS_VARIANTS}):
             reused = True
         else:
             reused = False
@@ -711,7 +715,7 @@ def cmd_start(args):
                 log("previous servers are gone or stale: restarting")
             sd.stop_all(state)  # also forgets the owners of any previous generation
             state = {"servers": start_gunicorns(["httpbin", *TLS_VARIANTS], sd.root, pki, deadline),
-                     "pki": str(pki)}
+                     "pki": str(pki), "pki_stamp": pki_stamp}
             sd.save(state)  # from here on `stop` can find them even if the rest fails
         try:
             if args.nginx:
