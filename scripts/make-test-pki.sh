@@ -29,6 +29,10 @@
 #   ocsp-wrongkey.der                        leaf.pem good, names the intermediate as responder but is signed
 #                                            with other-intermediate-ca's key, no certificate included
 #   ocsp-short.der                           leaf.pem good with nextUpdate one minute after thisUpdate
+#   ocsp-delegated.der                       leaf.pem good, signed by a delegated responder (issued by the
+#                                            intermediate, OCSPSigning EKU; its certificate included)
+#   ocsp-undelegated.der                     leaf.pem good, signed by wronghost.pem (issued by the
+#                                            intermediate but without OCSPSigning; certificate included)
 #   .complete
 # *-chain.pem files hold the certificate followed by intermediate-ca.pem.
 set -euo pipefail
@@ -46,7 +50,7 @@ other-intermediate-ca.pem leaf.pem leaf.key leaf-chain.pem expired.pem expired.k
 wronghost.pem wronghost.key wronghost-chain.pem selfsigned.pem selfsigned.key otherkey.pem otherkey.key
 otherkey-chain.pem revoked.pem revoked.key revoked-chain.pem crl.pem client.pem client.key
 client-chain.pem client.p12 wildcard.pem wildcard.key wildcard-chain.pem spoof-chain.pem ocsp-good.der
-ocsp-revoked.der ocsp-unknown.der ocsp-wrongkey.der ocsp-short.der"
+ocsp-revoked.der ocsp-unknown.der ocsp-wrongkey.der ocsp-short.der ocsp-delegated.der ocsp-undelegated.der"
 
 if command -v flock >/dev/null 2>&1; then
     exec 9>"$OUT/.lock"
@@ -154,6 +158,13 @@ subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
 subjectAltName = DNS:*.curlfire.test
 
+[ ocsp_responder ]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = OCSPSigning
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
 [ client ]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
@@ -213,6 +224,7 @@ leaf otherkey localhost server_localhost -days 3650
 leaf revoked localhost server_localhost -days 3650
 leaf client "Curlfire Test Client" client -days 3650
 leaf wildcard "*.curlfire.test" server_wildcard -days 3650
+leaf ocsp-responder "Curlfire Test OCSP Responder" ocsp_responder -days 3650
 
 # Self-signed leaf.
 key selfsigned.key
@@ -253,6 +265,8 @@ ocsp_response ocsp-unknown.der leaf.pem index-without-leaf.txt intermediate-ca.p
 ocsp_response ocsp-wrongkey.der leaf.pem ca-intermediate/index.txt other-intermediate-ca.pem \
     other-intermediate-ca.key -ndays 3650 -resp_no_certs
 ocsp_response ocsp-short.der leaf.pem ca-intermediate/index.txt intermediate-ca.pem intermediate-ca.key -nmin 1
+ocsp_response ocsp-delegated.der leaf.pem ca-intermediate/index.txt ocsp-responder.pem ocsp-responder.key -ndays 3650
+ocsp_response ocsp-undelegated.der leaf.pem ca-intermediate/index.txt wronghost.pem wronghost.key -ndays 3650
 
 for f in $FILES; do
     [ -s "$f" ] || fail "missing $f"

@@ -41,6 +41,13 @@ final class StapledOCSPTests: XCTestCase {
                        .rejected(.revoked(message: Message.badSignature)))
     }
 
+    func testThatADelegatedResponderMustCarryTheOCSPSigningUsage() throws {
+        // Both signers were issued by the intermediate; only the first has the OCSPSigning extended key usage.
+        XCTAssertEqual(try evaluate(.valid, stapling: response("ocsp-delegated.der")), .accepted)
+        XCTAssertEqual(try evaluate(.valid, stapling: response("ocsp-undelegated.der")),
+                       .rejected(.revoked(message: Message.unauthorisedSigner)))
+    }
+
     func testThatAnExpiredResponseIsRejected() throws {
         // nextUpdate is one minute after thisUpdate (≈ the leaf's notBefore); the matrix date is a day later.
         XCTAssertEqual(try evaluate(.valid, stapling: response("ocsp-short.der")),

@@ -94,7 +94,9 @@ enum TLSLoopback {
 
     /// The bytes a loopback server staples, kept alive for the handshake.
     final class StapleBox {
+        /// The DER OCSP response.
         let bytes: Data
+        /// Holds `bytes`.
         init(_ bytes: Data) { self.bytes = bytes }
     }
 
