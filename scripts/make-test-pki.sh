@@ -19,6 +19,20 @@
 #   crl.pem                                  intermediate's CRL (revoking revoked.pem) + root's empty CRL
 #   client.{pem,key,p12}, client-chain.pem   clientAuth, signed by intermediate; p12 password "curlfire"
 #   wildcard.{pem,key}, wildcard-chain.pem   SAN DNS:*.curlfire.test
+#   spoof-chain.pem                          selfsigned.pem followed by the genuine intermediate-ca.pem and
+#                                            root-ca.pem (key: selfsigned.key): a CA pin without chain
+#                                            validation must not pass it
+#   ocsp-good.der                            OCSP response (DER) from the intermediate: leaf.pem is good
+#                                            (nextUpdate in 10 years)
+#   ocsp-revoked.der                         the same for revoked.pem: revoked
+#   ocsp-unknown.der                         leaf.pem's status "unknown" (an index without it)
+#   ocsp-wrongkey.der                        leaf.pem good, names the intermediate as responder but is signed
+#                                            with other-intermediate-ca's key, no certificate included
+#   ocsp-short.der                           leaf.pem good with nextUpdate one minute after thisUpdate
+#   ocsp-delegated.der                       leaf.pem good, signed by a delegated responder (issued by the
+#                                            intermediate, OCSPSigning EKU; its certificate included)
+#   ocsp-undelegated.der                     leaf.pem good, signed by wronghost.pem (issued by the
+#                                            intermediate but without OCSPSigning; certificate included)
 #   .complete
 # *-chain.pem files hold the certificate followed by intermediate-ca.pem.
 set -euo pipefail
@@ -31,13 +45,25 @@ OUT=$1
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
+FILES="root-ca.pem root-ca.key root-ca.der intermediate-ca.pem intermediate-ca.key other-root-ca.pem
+other-intermediate-ca.pem leaf.pem leaf.key leaf-chain.pem expired.pem expired.key expired-chain.pem
+wronghost.pem wronghost.key wronghost-chain.pem selfsigned.pem selfsigned.key otherkey.pem otherkey.key
+otherkey-chain.pem revoked.pem revoked.key revoked-chain.pem crl.pem client.pem client.key
+client-chain.pem client.p12 wildcard.pem wildcard.key wildcard-chain.pem spoof-chain.pem ocsp-good.der
+ocsp-revoked.der ocsp-unknown.der ocsp-wrongkey.der ocsp-short.der ocsp-delegated.der ocsp-undelegated.der"
+
 if command -v flock >/dev/null 2>&1; then
     exec 9>"$OUT/.lock"
     flock 9
 fi
-if [ -e "$OUT/.complete" ]; then
+# Complete only when every file is there: a PKI made by an older version of this script is remade.
+complete=1
+[ -e "$OUT/.complete" ] || complete=0
+for f in $FILES; do [ -s "$OUT/$f" ] || complete=0; done
+if [ "$complete" = 1 ]; then
     exit 0
 fi
+rm -f "$OUT/.complete"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/curlfire-pki.XXXXXX")
 LOG="$WORK/openssl.log"
@@ -132,6 +158,13 @@ subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
 subjectAltName = DNS:*.curlfire.test
 
+[ ocsp_responder ]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = OCSPSigning
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
 [ client ]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
@@ -191,6 +224,7 @@ leaf otherkey localhost server_localhost -days 3650
 leaf revoked localhost server_localhost -days 3650
 leaf client "Curlfire Test Client" client -days 3650
 leaf wildcard "*.curlfire.test" server_wildcard -days 3650
+leaf ocsp-responder "Curlfire Test OCSP Responder" ocsp_responder -days 3650
 
 # Self-signed leaf.
 key selfsigned.key
@@ -210,11 +244,30 @@ run openssl ca -batch -config openssl.cnf -name ca_root -cert root-ca.pem -keyfi
     -gencrl -out root.crl.pem
 cat intermediate.crl.pem root.crl.pem > crl.pem
 
-FILES="root-ca.pem root-ca.key root-ca.der intermediate-ca.pem intermediate-ca.key other-root-ca.pem
-other-intermediate-ca.pem leaf.pem leaf.key leaf-chain.pem expired.pem expired.key expired-chain.pem
-wronghost.pem wronghost.key wronghost-chain.pem selfsigned.pem selfsigned.key otherkey.pem otherkey.key
-otherkey-chain.pem revoked.pem revoked.key revoked-chain.pem crl.pem client.pem client.key
-client-chain.pem client.p12 wildcard.pem wildcard.key wildcard-chain.pem"
+# A spoofing server's chain: its own self-signed leaf, then the genuine intermediate and root.
+cat selfsigned.pem intermediate-ca.pem root-ca.pem > spoof-chain.pem
+
+# Stapled OCSP responses, answered from the intermediate's index (which marks revoked.pem revoked).
+# ocsp_response OUT CERT INDEX SIGNER_CERT SIGNER_KEY [extra openssl ocsp args...]
+ocsp_response() {
+    local out=$1 cert=$2 index=$3 signer=$4 signer_key=$5
+    shift 5
+    run openssl ocsp -issuer intermediate-ca.pem -cert "$cert" -no_nonce -reqout "$out.req"
+    run openssl ocsp -index "$index" -CA intermediate-ca.pem -rsigner "$signer" -rkey "$signer_key" \
+        -reqin "$out.req" -respout "$out" "$@"
+}
+ocsp_response ocsp-good.der leaf.pem ca-intermediate/index.txt intermediate-ca.pem intermediate-ca.key -ndays 3650
+ocsp_response ocsp-revoked.der revoked.pem ca-intermediate/index.txt intermediate-ca.pem intermediate-ca.key -ndays 3650
+leaf_serial=$(openssl x509 -in leaf.pem -noout -serial | cut -d= -f2)
+grep -v -i "	$leaf_serial	" ca-intermediate/index.txt > index-without-leaf.txt || true
+cp ca-intermediate/index.txt.attr index-without-leaf.txt.attr  # unique_subject = no
+ocsp_response ocsp-unknown.der leaf.pem index-without-leaf.txt intermediate-ca.pem intermediate-ca.key -ndays 3650
+ocsp_response ocsp-wrongkey.der leaf.pem ca-intermediate/index.txt other-intermediate-ca.pem \
+    other-intermediate-ca.key -ndays 3650 -resp_no_certs
+ocsp_response ocsp-short.der leaf.pem ca-intermediate/index.txt intermediate-ca.pem intermediate-ca.key -nmin 1
+ocsp_response ocsp-delegated.der leaf.pem ca-intermediate/index.txt ocsp-responder.pem ocsp-responder.key -ndays 3650
+ocsp_response ocsp-undelegated.der leaf.pem ca-intermediate/index.txt wronghost.pem wronghost.key -ndays 3650
+
 for f in $FILES; do
     [ -s "$f" ] || fail "missing $f"
     cp "$f" "$OUT/$f.tmp"

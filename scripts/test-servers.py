@@ -71,10 +71,18 @@ TLS_VARIANTS = {
     "otherkey": ("otherkey-chain.pem", "otherkey.key"),
     "revoked": ("revoked-chain.pem", "revoked.key"),
     "mtls": ("leaf-chain.pem", "leaf.key"),
+    # A spoofing server: its own self-signed leaf followed by the genuine intermediate and root.
+    "spoof": ("spoof-chain.pem", "selfsigned.key"),
+}
+# nginx HTTPS servers that staple an OCSP response: name -> (certificate, key, DER response file).
+NGINX_OCSP_VARIANTS = {
+    "good": ("leaf-chain.pem", "leaf.key", "ocsp-good.der"),
+    "revoked": ("revoked-chain.pem", "revoked.key", "ocsp-revoked.der"),
 }
 PKI_REQUIRED = sorted(
     {f for pair in TLS_VARIANTS.values() for f in pair}
     | {"root-ca.pem", "intermediate-ca.pem", "client.pem", "client.key", "client-chain.pem", "crl.pem"}
+    | {f for triple in NGINX_OCSP_VARIANTS.values() for f in triple}
 )
 
 # Query string of the readiness probe each httpbin server gets once at start; it shows up in the
@@ -422,7 +430,21 @@ http {{
         location = /__ready {{ access_log off; return 204; }}
         location = /discard {{ client_max_body_size 0; return 204; }}
     }}
-}}
+{ocsp_servers}}}
+"""
+
+# One HTTPS server per NGINX_OCSP_VARIANTS entry, stapling a fixed response (TLS 1.2 and 1.3).
+NGINX_OCSP_SERVER = """\
+    server {{
+        listen 127.0.0.1:{port} ssl http2 reuseport;
+        ssl_certificate {pki}/{cert};
+        ssl_certificate_key {pki}/{key};
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_stapling on;
+        ssl_stapling_file {pki}/{response};
+        location / {{ }}
+        location = /__ready {{ access_log off; return 204; }}
+    }}
 """
 
 
@@ -441,13 +463,17 @@ def start_nginx(state_dir, pki, deadline):
         import pwd
         user = f"user {pwd.getpwuid(os.geteuid()).pw_name} {grp.getgrgid(os.getegid()).gr_name};\n"
     for attempt in range(5):
-        http_port, https_port = free_port(), free_port()
-        if http_port == https_port:
+        ports = [free_port() for _ in range(2 + len(NGINX_OCSP_VARIANTS))]
+        if len(set(ports)) != len(ports):
             continue
+        http_port, https_port, ocsp_ports = ports[0], ports[1], ports[2:]
+        ocsp_servers = "".join(
+            NGINX_OCSP_SERVER.format(port=port, pki=pki, cert=cert, key=key, response=response)
+            for port, (cert, key, response) in zip(ocsp_ports, NGINX_OCSP_VARIANTS.values()))
         conf = nginx_dir / "nginx.conf"
         conf.write_text(NGINX_CONF.format(
             user=user, nginx_dir=nginx_dir, logs=logs, www=state_dir / "www", pki=pki,
-            http_port=http_port, https_port=https_port))
+            http_port=http_port, https_port=https_port, ocsp_servers=ocsp_servers))
         err_log = logs / "nginx.error.log"
         offset = err_log.stat().st_size if err_log.exists() else 0
         proc, started = spawn([nginx, "-p", str(nginx_dir), "-c", str(conf), "-e", str(err_log)],
@@ -455,10 +481,9 @@ def start_nginx(state_dir, pki, deadline):
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 break
-            if accepts(http_port, 0.2) and accepts(https_port, 0.2):
+            if all(accepts(port, 0.2) for port in ports):
                 if nginx_ready(http_port, https_port):
-                    return {"kind": "nginx", "pid": proc.pid, "start": started,
-                            "ports": [http_port, https_port]}
+                    return {"kind": "nginx", "pid": proc.pid, "start": started, "ports": ports}
             time.sleep(0.05)
         else:
             terminate([{"kind": "nginx", "pid": proc.pid, "start": started}])
@@ -631,6 +656,7 @@ def describe(sd, state, pki):
         "https": {n: f"https://localhost:{servers[n]['port']}" for n in TLS_VARIANTS},
         "nginx_http": None,
         "nginx_https": None,
+        "nginx_ocsp": {},
         "pki": str(pki),
         "logs": {n: str(logs_dir / f"{n}.access.log") for n in ["httpbin", *TLS_VARIANTS]},
         "error_logs": {n: str(logs_dir / f"{n}.error.log") for n in ["httpbin", *TLS_VARIANTS]},
@@ -643,7 +669,8 @@ def describe(sd, state, pki):
         "watchdog_pid": (state.get("watchdog") or {}).get("pid"),
     }
     if "nginx" in servers:
-        http_port, https_port = servers["nginx"]["ports"]
+        http_port, https_port, *ocsp_ports = servers["nginx"]["ports"]
+        out["nginx_ocsp"] = {n: f"https://localhost:{p}" for n, p in zip(NGINX_OCSP_VARIANTS, ocsp_ports)}
         out.update({
             "nginx_http": f"http://127.0.0.1:{http_port}",
             "nginx_https": f"https://localhost:{https_port}",
@@ -676,7 +703,11 @@ def cmd_start(args):
         sd.prepare()
         state = sd.load()
         deadline = time.monotonic() + args.timeout
-        if state and servers_alive(state) and state.get("pki") == str(pki):
+        # Reuse only servers of this script's variants, serving this generation of the PKI.
+        pki_stamp = (pki / ".complete").read_text().strip()
+        if (state and servers_alive(state) and state.get("pki") == str(pki)
+                and state.get("pki_stamp") == pki_stamp
+                and set(state["servers"]) >= {"httpbin", *TLS_VARIANTS}):
             reused = True
         else:
             reused = False
@@ -684,13 +715,17 @@ def cmd_start(args):
                 log("previous servers are gone or stale: restarting")
             sd.stop_all(state)  # also forgets the owners of any previous generation
             state = {"servers": start_gunicorns(["httpbin", *TLS_VARIANTS], sd.root, pki, deadline),
-                     "pki": str(pki)}
+                     "pki": str(pki), "pki_stamp": pki_stamp}
             sd.save(state)  # from here on `stop` can find them even if the rest fails
         try:
             if args.nginx:
                 _, digest = ensure_www(sd.root / "www", args.large_size)
                 state["large_sha256"], state["large_size"] = digest, args.large_size
-                if "nginx" not in state["servers"]:
+                nginx = state["servers"].get("nginx")
+                if nginx and len(nginx.get("ports", [])) != 2 + len(NGINX_OCSP_VARIANTS):
+                    terminate([nginx])  # started by an older version of this script: no OCSP servers
+                    nginx = None
+                if nginx is None:
                     state["servers"]["nginx"] = start_nginx(sd.root, pki, deadline)
             sd.add_owner(args.parent_pid)
             if args.parent_pid is not None:
@@ -799,6 +834,7 @@ def cmd_selfcheck(args):
         ("revoked, no CRL", True, ca + [https["revoked"] + "/get"]),
         ("revoked, --crlfile", False, ca + ["--crlfile", str(pki / "crl.pem"), https["revoked"] + "/get"]),
         ("valid, --crlfile", True, ca + ["--crlfile", str(pki / "crl.pem"), https["valid"] + "/get"]),
+        ("spoof (self-signed leaf + genuine CA certificates)", False, ca + [https["spoof"] + "/get"]),
         ("mtls without client certificate", False, ca + [https["mtls"] + "/get"]),
         ("mtls with client certificate", True, ca + client + [https["mtls"] + "/get"]),
         ("mtls with client.p12", True, ca + ["--cert-type", "P12", "--cert", f"{pki / 'client.p12'}:curlfire",
@@ -809,6 +845,12 @@ def cmd_selfcheck(args):
         checks += [
             ("nginx http small.txt", True, [servers["nginx_http"] + "/small.txt"]),
             ("nginx https small.txt", True, ca + [servers["nginx_https"] + "/small.txt"]),
+            ("nginx https without stapling, --cert-status", False,
+             ca + ["--cert-status", servers["nginx_https"] + "/small.txt"]),
+            ("nginx ocsp good, --cert-status", True,
+             ca + ["--cert-status", servers["nginx_ocsp"]["good"] + "/small.txt"]),
+            ("nginx ocsp revoked, --cert-status", False,
+             ca + ["--cert-status", servers["nginx_ocsp"]["revoked"] + "/small.txt"]),
         ]
     failures = 0
     for label, expect_ok, argv in checks:

@@ -36,6 +36,23 @@ static inline void cfssl_OPENSSL_free(void *p) { OPENSSL_free(p); }
 static inline unsigned long cfssl_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
 /* SSL_CTX_set_tlsext_status_type is a macro over SSL_CTX_ctrl. */
 static inline long cfssl_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) { return SSL_CTX_set_tlsext_status_type(ctx, type); }
+/* The OCSP status callback setters are macros over SSL_CTX_callback_ctrl / SSL_CTX_ctrl (the callback
+ * travels as a generic function pointer, which Swift cannot cast to). The client's callback runs once the
+ * server's stapled response (or its absence) is known; a server's callback provides the response. */
+static inline long cfssl_SSL_CTX_set_tlsext_status_cb(SSL_CTX *ctx, int (*cb)(SSL *, void *)) { return SSL_CTX_set_tlsext_status_cb(ctx, cb); }
+static inline long cfssl_SSL_CTX_set_tlsext_status_arg(SSL_CTX *ctx, void *arg) { return SSL_CTX_set_tlsext_status_arg(ctx, arg); }
+/* SSL_get_tlsext_status_ocsp_resp is a macro over SSL_ctrl: the stapled response's DER, or -1 when none. */
+static inline long cfssl_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **resp) { return SSL_get_tlsext_status_ocsp_resp(ssl, resp); }
+/* SSL_set_tlsext_status_ocsp_resp is a macro over SSL_ctrl; the SSL takes ownership of a copy made here
+ * with OPENSSL_memdup (itself a macro). Used by the tests' in-process stapling server. */
+static inline int cfssl_SSL_set_tlsext_status_ocsp_resp_copy(SSL *ssl, const unsigned char *resp, long len) {
+    unsigned char *copy = OPENSSL_memdup(resp, (size_t)len);
+    if (copy == NULL) return 0;
+    if (SSL_set_tlsext_status_ocsp_resp(ssl, copy, len) != 1) { OPENSSL_free(copy); return 0; }
+    return 1;
+}
+/* SSL_CTX_get_ex_new_index is a macro over CRYPTO_get_ex_new_index. */
+static inline int cfssl_SSL_CTX_get_ex_new_index(void) { return SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
 
 /* A caller-owned CRL stack for X509_STORE_CTX_set0_crls (the stack, not the CRLs, is freed). */
 static inline STACK_OF(X509_CRL) *cfssl_sk_X509_CRL_new_null(void) { return sk_X509_CRL_new_null(); }

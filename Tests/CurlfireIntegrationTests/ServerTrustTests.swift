@@ -113,6 +113,38 @@ final class ServerTrustTests: XCTestCase {
         XCTAssertEqual(trustReason(other), .certificatePinMismatch, other.debugDescription)
     }
 
+    func testThatACAPinWithoutChainValidationRejectsASpoofingServerBeforeAnyRequestByte() async throws {
+        // The spoofing server presents its own self-signed leaf, then the genuine intermediate and root.
+        let intermediateKey = try XCTUnwrap(intermediate.publicKey), rootKey = try XCTUnwrap(root.publicKey)
+        let cases: [(ServerTrustPolicy, CurlfireError.ServerTrustFailureReason, genuinePasses: Bool)] = [
+            (.pinPublicKeys(publicKeys: [intermediateKey], validateCertificateChain: false, validateHost: true),
+             .publicKeyPinMismatch, true),
+            (.pinPublicKeys(publicKeys: [rootKey], validateCertificateChain: false, validateHost: true),
+             .publicKeyPinMismatch, false),  // the genuine server does not send the root
+            (.pinCertificates(certificates: [intermediate], validateCertificateChain: false, validateHost: true),
+             .certificatePinMismatch, true),
+            (.pinCertificates(certificates: [root], validateCertificateChain: false, validateHost: true),
+             .certificatePinMismatch, false),
+        ]
+        let marker = Live.marker()
+        for (policy, reason, genuinePasses) in cases {
+            let spoofed = try await get(session(policies: ["localhost": policy], trustRoot: false), "spoof", marker: marker)
+            guard case let .serverTrustEvaluationFailed(host, actual)? = spoofed.error else {
+                XCTFail("the spoofing server must be rejected: \(spoofed.debugDescription)")
+                continue
+            }
+            XCTAssertEqual(host, "localhost")
+            XCTAssertEqual(actual, reason)
+            XCTAssertNil(spoofed.response)
+            if genuinePasses {
+                let genuine = try await get(session(policies: ["localhost": policy], trustRoot: false), "valid")
+                XCTAssertTrue(genuine.result.isSuccess, genuine.debugDescription)
+            }
+        }
+        XCTAssertTrue(servers.accessLogLines("spoof", containing: marker, timeout: 1).isEmpty,
+                      "a rejected server receives no request byte")
+    }
+
     // MARK: - Disable and custom
 
     func testThatDisableEvaluationReachesTheSelfSignedServer() async throws {

@@ -14,7 +14,7 @@ import Musl
 #endif
 
 final class TestServersTests: XCTestCase {
-    static let variants = ["valid", "leafonly", "expired", "wronghost", "selfsigned", "otherkey", "revoked", "mtls"]
+    static let variants = ["valid", "leafonly", "expired", "wronghost", "selfsigned", "otherkey", "revoked", "mtls", "spoof"]
 
     private func fetch(_ url: URL, headers: [String: String] = [:]) async throws -> (Data, HTTPURLResponse) {
         var request = URLRequest(url: url, timeoutInterval: 10)
@@ -44,6 +44,7 @@ final class TestServersTests: XCTestCase {
         }
         XCTAssertNotNil(servers.nginxHTTP)
         XCTAssertNotNil(servers.nginxHTTPS)
+        XCTAssertEqual(Set(servers.nginxOCSP.keys), ["good", "revoked"])
         let large = try XCTUnwrap(servers.largeFile)
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: large.path)[.size] as? NSNumber)
         XCTAssertEqual(size.intValue, servers.largeFileSize)

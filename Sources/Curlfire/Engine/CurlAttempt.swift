@@ -271,11 +271,13 @@ final class CurlAttempt: @unchecked Sendable {
 
     /// Builds the attempt's result once libcurl reports it done with `code`.
     func finish(code: CURLcode) -> AttemptResult {
-        finish(ending: ending(for: code))
+        finish(ending: ending(for: code, trustFailure: takeTrustFailure()))
     }
 
     /// Builds the attempt's result with an ending decided by the engine.
     func finish(ending: AttemptEnding) -> AttemptResult {
+        // Taken on every ending, so no stale verdict stays keyed to this (recycled) easy handle.
+        _ = takeTrustFailure()
         let now = Date.timeIntervalSinceReferenceDate
         var metrics: TransferMetrics?
         var response: LazyResponse?
@@ -291,15 +293,21 @@ final class CurlAttempt: @unchecked Sendable {
                              uploadedBodyBytes: max(bodyLength, lastProgress.3), stage: stage)
     }
 
+    /// Why this attempt's handshake was rejected by its host's trust evaluation (kept per handshake,
+    /// keyed by the easy handle), removing the record.
+    private func takeTrustFailure() -> CurlfireError.ServerTrustFailureReason? {
+        easy.flatMap { options.trust?.takeFailure(forHandshake: UInt(bitPattern: $0)) }
+    }
+
     /// How the attempt ended, from libcurl's code and what the callbacks saw.
-    private func ending(for code: CURLcode) -> AttemptEnding {
+    private func ending(for code: CURLcode, trustFailure: CurlfireError.ServerTrustFailureReason?) -> AttemptEnding {
         if cancelled { return .cancelled }
         if code == CURLE_OK { return .completed }
         if let failure = reader.failure { return .bodyReadFailure(failure) }
         if idleTimedOut { return .idleTimeout(seconds: options.requestTimeout) }
         let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
-           let trust = options.trust, let reason = trust.lastFailure {
+           options.trust != nil, let reason = trustFailure {
             return .trustRejected(host: host, reason: reason)
         }
         if code == CURLE_PEER_FAILED_VERIFICATION, options.trust == nil, let easy {

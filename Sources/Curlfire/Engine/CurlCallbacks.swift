@@ -54,9 +54,10 @@ let curlfireProgressCallback: cfcurl_xferinfo_cb = { userdata, downloadTotal, do
 
 /// `CURLOPT_SSL_CTX_FUNCTION`: a new TLS connection's `SSL_CTX`; installs the host's trust evaluation.
 /// The userdata is the host's `TLSContextConfiguring`, kept alive by the engine for the session's life.
-let curlfireSSLContextCallback: cfcurl_sslctx_cb = { _, sslContext, userdata in
-    guard let userdata, let sslContext else { return CURLE_SSL_CERTPROBLEM }
+/// The easy handle's pointer bits key the handshake's verdict (`takeFailure(forHandshake:)`).
+let curlfireSSLContextCallback: cfcurl_sslctx_cb = { easy, sslContext, userdata in
+    guard let easy, let userdata, let sslContext else { return CURLE_SSL_CERTPROBLEM }
     let configurator = Unmanaged<AnyObject>.fromOpaque(userdata).takeUnretainedValue()
     guard let trust = configurator as? any TLSContextConfiguring else { return CURLE_SSL_CERTPROBLEM }
-    return trust.install(onSSLContext: sslContext) ? CURLE_OK : CURLE_SSL_CERTPROBLEM
+    return trust.install(onSSLContext: sslContext, handshake: UInt(bitPattern: easy)) ? CURLE_OK : CURLE_SSL_CERTPROBLEM
 }

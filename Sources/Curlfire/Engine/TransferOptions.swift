@@ -4,12 +4,11 @@ import Foundation
 /// libcurl's `CURLOPT_SSL_CTX_FUNCTION`, on the engine thread. One instance per (session, host),
 /// kept alive by the engine for the life of the session.
 protocol TLSContextConfiguring: AnyObject, Sendable {
-    /// Installs the verify callback; `false` aborts the connection.
-    func install(onSSLContext context: UnsafeMutableRawPointer) -> Bool
-    /// Why the most recent handshake was rejected, if it was.
-    var lastFailure: CurlfireError.ServerTrustFailureReason? { get }
-    /// Whether libcurl must require and check a stapled OCSP response (`CURLOPT_SSL_VERIFYSTATUS`).
-    var requiresStapledOCSP: Bool { get }
+    /// Installs trust evaluation on a new connection's SSL_CTX. `handshake` identifies the easy handle
+    /// making the connection (its pointer bits), so the verdict is kept per handshake.
+    func install(onSSLContext context: UnsafeMutableRawPointer, handshake: UInt) -> Bool
+    /// Why the most recent handshake made by `handshake` was rejected, removing the record; nil if none.
+    func takeFailure(forHandshake handshake: UInt) -> CurlfireError.ServerTrustFailureReason?
 }
 
 extension TLSTrustBridge: TLSContextConfiguring {}

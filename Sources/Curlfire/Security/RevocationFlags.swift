@@ -16,9 +16,10 @@ import Foundation
 /// - ``crlCheckWholeChain``: check every certificate of the chain, not only the leaf (implies ``crl``).
 /// - ``requirePositiveResponse``: a certificate whose issuer has no supplied CRL fails; without this flag
 ///   only a certificate a CRL lists as revoked fails ("soft fail").
-/// - ``requireStapledOCSP``: the server must staple an OCSP response. During a handshake libcurl checks it
-///   (`CURLOPT_SSL_VERIFYSTATUS`, which the engine sets for this flag); when evaluating a ``ServerTrust``
-///   directly, no stapled response means failure.
+/// - ``requireStapledOCSP``: the server must staple an OCSP response, and Curlfire checks it against the
+///   same anchors as the chain (the session's `trustedRootCertificates`, else the system roots): signed by
+///   the leaf's issuer or a responder it delegated, fresh, and `good` for the leaf. The handshake requests
+///   and checks it; when evaluating a ``ServerTrust`` directly, pass it as ``ServerTrust/stapledOCSPResponse``.
 ///
 /// The CRLs travel with the flags: ``crl(_:)`` attaches them, and combining flags (array literal, `union`,
 /// `insert`, `formUnion`, `symmetricDifference`) gathers the CRLs of every operand; `intersection` and

@@ -18,12 +18,19 @@ public struct ServerTrust: Sendable {
     public let anchorCertificates: [Certificate]?
     /// The time to verify at; `nil` means now.
     public let verificationDate: Date?
+    /// The OCSP response the server stapled to the handshake (DER), or `nil` when it stapled none.
+    ///
+    /// Checked by ``RevocationFlags/requireStapledOCSP``: signed by the leaf's issuer (or a responder it
+    /// delegated), fresh at ``verificationDate``, and `good` for the leaf. Inside a handshake the response
+    /// arrives after the chain is evaluated, so a ``ServerTrustPolicy/customEvaluation(_:)`` closure sees
+    /// `nil` here; the handshake checks the response itself once it arrives.
+    public var stapledOCSPResponse: Data?
 
     /// CRLs to check in addition to those a revocation policy carries (for example supplied by the session).
     var revocationLists: [CertificateRevocationList] = []
-    /// Whether a stapled OCSP response is present, or is checked by the transport after the handshake
-    /// (libcurl's `CURLOPT_SSL_VERIFYSTATUS`); consulted by ``RevocationFlags/requireStapledOCSP``.
-    var stapledOCSPResponsePresent = false
+    /// Whether the handshake checks the stapled OCSP response itself once it arrives (``TLSTrustBridge``'s
+    /// status callback), so the chain's evaluation skips that check.
+    var stapledOCSPCheckedByHandshake = false
     /// A prebuilt store of the anchors, so a handshake does not rebuild it; `nil` builds it from
     /// ``anchorCertificates`` (or uses the system store).
     var anchorStore: TrustStore?
@@ -35,10 +42,13 @@ public struct ServerTrust: Sendable {
     ///   - anchorCertificates: the trusted anchors (roots, or intermediates: partial chains are accepted);
     ///                         `nil` by default, meaning the system's trusted roots.
     ///   - verificationDate:   the time at which to verify; `nil` by default, meaning now.
-    public init(certificates: [Certificate], anchorCertificates: [Certificate]? = nil, verificationDate: Date? = nil) {
+    ///   - stapledOCSPResponse: the DER OCSP response the server stapled; `nil` by default, meaning none.
+    public init(certificates: [Certificate], anchorCertificates: [Certificate]? = nil, verificationDate: Date? = nil,
+                stapledOCSPResponse: Data? = nil) {
         self.certificates = certificates
         self.anchorCertificates = anchorCertificates
         self.verificationDate = verificationDate
+        self.stapledOCSPResponse = stapledOCSPResponse
     }
 
     /// The store to verify against: the prebuilt one, the given anchors, or the system roots.

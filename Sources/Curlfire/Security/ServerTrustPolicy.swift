@@ -22,14 +22,19 @@ public enum ServerTrustPolicy: Sendable {
     ///
     /// With `validateCertificateChain`, the pinned certificates are the only anchors: the chain must verify
     /// up to one of them (a pinned leaf, intermediate or root; a pinned intermediate or root need not be
-    /// sent by the server). Without it, some presented certificate must be byte-equal to a pinned one.
+    /// sent by the server). Without it, a pinned certificate must be byte-equal to one on the signature path
+    /// that starts at the presented leaf (each next presented certificate's key verifies the previous one's
+    /// signature; dates and anchors are ignored), so a CA certificate appended after a foreign leaf never
+    /// matches — as Alamofire 4 behaves on Apple.
     case pinCertificates(certificates: [Certificate], validateCertificateChain: Bool, validateHost: Bool)
 
     /// Accepts the chain only if one of its certificates has one of `publicKeys`.
     ///
     /// With `validateCertificateChain`, the chain is first verified against the anchors and the key may be
     /// anywhere in the *verified* chain, so a pinned root the server does not send still matches. Without
-    /// it, the key must be in the *presented* chain.
+    /// it, the key must be on the signature path that starts at the presented leaf (as for
+    /// ``pinCertificates(certificates:validateCertificateChain:validateHost:)``): a pinned root matches only
+    /// when the server sends it and every certificate between it and the leaf.
     case pinPublicKeys(publicKeys: [PublicKey], validateCertificateChain: Bool, validateHost: Bool)
 
     /// Accepts any chain. For development only.

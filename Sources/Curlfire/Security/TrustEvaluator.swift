@@ -39,6 +39,11 @@ struct TrustEvaluator {
         }
         guard case .success = outcome else { return outcome }
         if validateHost, !HostMatcher.matches(leaf, host: host) { return .failure(.hostMismatch) }
+        if case let .performRevokedEvaluation(_, flags) = policy, flags.contains(.requireStapledOCSP),
+           !trust.stapledOCSPCheckedByHandshake {
+            // Last, as in a handshake, where the response arrives after the chain was accepted.
+            return evaluateStapledOCSP()
+        }
         return .success(())
     }
 
@@ -53,10 +58,15 @@ struct TrustEvaluator {
             .mapError { ChainVerifier.reason(for: $0.code) }
     }
 
-    private func evaluateRevocation(_ flags: RevocationFlags) -> Outcome {
-        if flags.contains(.requireStapledOCSP), !trust.stapledOCSPResponsePresent {
-            return .failure(.revoked(message: "the server stapled no OCSP response"))
+    /// The stapled OCSP response's verdict for the verified chain's leaf.
+    private func evaluateStapledOCSP() -> Outcome {
+        verifyChain(store: trust.resolvedAnchorStore, wantChain: true).flatMap { chain in
+            StapledOCSPVerifier.verify(trust.stapledOCSPResponse, verifiedChain: chain,
+                                       presented: trust.certificates, at: trust.verificationDate)
         }
+    }
+
+    private func evaluateRevocation(_ flags: RevocationFlags) -> Outcome {
         let revocation = ChainVerifier.Revocation(
             lists: flags.revocationLists + trust.revocationLists,
             wholeChain: flags.contains(.crlCheckWholeChain),
@@ -66,7 +76,9 @@ struct TrustEvaluator {
 
     private func evaluatePinnedCertificates(_ pinned: [Certificate], validateChain: Bool) -> Outcome {
         guard validateChain else {
-            return trust.certificates.contains(where: pinned.contains) ? .success(()) : .failure(.certificatePinMismatch)
+            // Only the signature path from the leaf counts: an appended CA certificate does not.
+            let path = SignaturePath.path(from: trust.certificates)
+            return path.contains(where: pinned.contains) ? .success(()) : .failure(.certificatePinMismatch)
         }
         // The pinned certificates are the only anchors.
         let verified = ChainVerifier.verify(trust.certificates, store: TrustStore(anchors: pinned),
@@ -88,7 +100,8 @@ struct TrustEvaluator {
             case let .success(verified): chain = verified
             }
         } else {
-            chain = trust.certificates
+            // Only the signature path from the leaf counts: an appended CA certificate does not.
+            chain = SignaturePath.path(from: trust.certificates)
         }
         let pins = Set(pinned)
         return chain.contains { $0.publicKey.map(pins.contains) ?? false } ? .success(()) : .failure(.publicKeyPinMismatch)

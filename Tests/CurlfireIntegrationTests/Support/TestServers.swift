@@ -36,12 +36,16 @@ struct TestServerSet: Sendable {
     /// httpbin over plain HTTP: `http://127.0.0.1:PORT`.
     let httpbin: URL
     /// httpbin over HTTPS by certificate variant: valid, leafonly, expired, wronghost, selfsigned,
-    /// otherkey, revoked, mtls. All are `https://localhost:PORT`.
+    /// otherkey, revoked, mtls, spoof (a self-signed leaf followed by the genuine intermediate and root).
+    /// All are `https://localhost:PORT`.
     let https: [String: URL]
     /// nginx static files (small.txt, 1k.bin, large.bin; `/discard` swallows uploads):
     /// HTTP/1.1, and TLS 1.3 + HTTP/2 with the valid chain.
     let nginxHTTP: URL?
     let nginxHTTPS: URL?
+    /// nginx over TLS 1.2/1.3 stapling a fixed OCSP response signed by the intermediate: "good" (the valid
+    /// leaf, status good) and "revoked" (the revoked leaf, status revoked). `nginxHTTPS` staples nothing.
+    let nginxOCSP: [String: URL]
     /// Directory of scripts/make-test-pki.sh's output (root-ca.pem, client.p12, …).
     let pkiDirectory: URL
     /// The file nginx serves as /large.bin, its size and SHA-256 (lowercase hex).
@@ -167,6 +171,7 @@ enum TestServers {
         let https: [String: String]
         let nginx_http: String?
         let nginx_https: String?
+        let nginx_ocsp: [String: String]?
         let pki: String
         let logs: [String: String]
         let large_file: String?
@@ -191,6 +196,7 @@ enum TestServers {
             https: try raw.https.mapValues(url),
             nginxHTTP: try raw.nginx_http.map(url),
             nginxHTTPS: try raw.nginx_https.map(url),
+            nginxOCSP: try (raw.nginx_ocsp ?? [:]).mapValues(url),
             pkiDirectory: URL(fileURLWithPath: raw.pki, isDirectory: true),
             largeFile: raw.large_file.map { URL(fileURLWithPath: $0) },
             largeFileSize: raw.large_file_size,

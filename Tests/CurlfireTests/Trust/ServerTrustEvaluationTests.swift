@@ -124,11 +124,11 @@ final class ServerTrustEvaluationTests: XCTestCase {
         let policy = ServerTrustPolicy.performRevokedEvaluation(validateHost: true, revocationFlags: .requireStapledOCSP)
         XCTAssertEqual(try outcome(policy, PresentedChain.valid.certificates()),
                        .rejected(.revoked(message: "the server stapled no OCSP response")))
-        // When the transport vouches for the stapled response, the chain is evaluated as usual.
+        // When the handshake checks the stapled response itself, the chain is evaluated as usual.
         var trust = ServerTrust(certificates: try PresentedChain.valid.certificates(),
                                 anchorCertificates: [try TrustTestPKI.certificate("root-ca.pem")],
                                 verificationDate: try matrixDate())
-        trust.stapledOCSPResponsePresent = true
+        trust.stapledOCSPCheckedByHandshake = true
         TrustCaseCounter.add()
         XCTAssertTrue(policy.evaluate(trust, forHost: "localhost"))
     }

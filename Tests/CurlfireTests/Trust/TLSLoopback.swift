@@ -19,7 +19,7 @@ enum TLSLoopback {
     enum LoopbackError: Error { case setup(String) }
 
     static func handshake(
-        serverChain: String, serverKey: String, maxTLS12: Bool = false,
+        serverChain: String, serverKey: String, maxTLS12: Bool = false, stapling response: String? = nil,
         configureClient: (UnsafeMutableRawPointer) -> Void
     ) throws -> Outcome {
         guard let serverContext = SSL_CTX_new(TLS_server_method()),
@@ -32,6 +32,20 @@ enum TLSLoopback {
               SSL_CTX_use_PrivateKey_file(serverContext, try TrustTestPKI.url(serverKey).path, SSL_FILETYPE_PEM) == 1
         else { throw LoopbackError.setup("server certificate or key") }
         if maxTLS12 { _ = SSL_CTX_ctrl(clientContext, SSL_CTRL_SET_MAX_PROTO_VERSION, Int(TLS1_2_VERSION), nil) }
+        // The server staples `response` (a DER file of the PKI) when the client asks for status.
+        let staple = try response.map { StapleBox(try Data(contentsOf: TrustTestPKI.url($0))) }
+        if let staple {
+            _ = cfssl_SSL_CTX_set_tlsext_status_cb(serverContext) { ssl, argument in
+                guard let ssl, let argument else { return SSL_TLSEXT_ERR_ALERT_FATAL }
+                let bytes = Unmanaged<StapleBox>.fromOpaque(argument).takeUnretainedValue().bytes
+                let copied = bytes.withUnsafeBytes { raw in
+                    cfssl_SSL_set_tlsext_status_ocsp_resp_copy(
+                        ssl, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count)
+                }
+                return copied == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_ALERT_FATAL
+            }
+            _ = cfssl_SSL_CTX_set_tlsext_status_arg(serverContext, Unmanaged.passUnretained(staple).toOpaque())
+        }
         SSL_CTX_set_verify(clientContext, SSL_VERIFY_PEER, nil)
         configureClient(UnsafeMutableRawPointer(clientContext))
 
@@ -58,19 +72,32 @@ enum TLSLoopback {
             if clientResult != 1, clientError != SSL_ERROR_WANT_READ, clientError != SSL_ERROR_WANT_WRITE { break }
         }
         ERR_clear_error()
+        withExtendedLifetime(staple) {}
         let objects = X509_STORE_get0_objects(SSL_CTX_get_cert_store(clientContext))
         return Outcome(clientHandshakeSucceeded: clientResult == 1,
                        clientVerifyResult: SSL_get_verify_result(client),
                        clientStoreObjectCount: objects.map { Int(OPENSSL_sk_num($0)) } ?? -1)
     }
 
-    /// A handshake whose client verifies through `bridge`.
+    /// A handshake whose client verifies through `bridge`, recording its verdict under `handshake`.
     static func handshake(
-        serverChain: String, serverKey: String, through bridge: TLSTrustBridge, maxTLS12: Bool = false
+        serverChain: String, serverKey: String, through bridge: TLSTrustBridge, maxTLS12: Bool = false,
+        stapling response: String? = nil, handshake key: UInt = defaultHandshake
     ) throws -> Outcome {
-        try handshake(serverChain: serverChain, serverKey: serverKey, maxTLS12: maxTLS12) { context in
-            XCTAssertTrue(bridge.install(onSSLContext: context))
+        try handshake(serverChain: serverChain, serverKey: serverKey, maxTLS12: maxTLS12, stapling: response) { context in
+            XCTAssertTrue(bridge.install(onSSLContext: context, handshake: key))
         }
+    }
+
+    /// The handshake key used when a test does not give one.
+    static let defaultHandshake: UInt = 0x1000
+
+    /// The bytes a loopback server staples, kept alive for the handshake.
+    final class StapleBox {
+        /// The DER OCSP response.
+        let bytes: Data
+        /// Holds `bytes`.
+        init(_ bytes: Data) { self.bytes = bytes }
     }
 
     /// Builds an `X509_STORE_CTX` the way the handshake hands one to the verify callback (leaf plus the

@@ -12,6 +12,11 @@ final class TLSTrustBridgeTests: XCTestCase {
         TLSTrustBridge(host: host, policy: policy, trustedRoots: try roots.map { try TrustTestPKI.certificate($0) })
     }
 
+    /// The recorded failure of the default loopback handshake, removing it.
+    private func failure(_ bridge: TLSTrustBridge) -> CurlfireError.ServerTrustFailureReason? {
+        bridge.takeFailure(forHandshake: TLSLoopback.defaultHandshake)
+    }
+
     func testThatWithoutTheBridgeTheClientRejectsTheTestServer() throws {
         // Control: the client's own (empty) store does not trust the test root.
         let outcome = try TLSLoopback.handshake(serverChain: "leaf-chain.pem", serverKey: "leaf.key") { _ in }
@@ -30,7 +35,7 @@ final class TLSTrustBridgeTests: XCTestCase {
             // Then
             XCTAssertTrue(outcome.clientHandshakeSucceeded, "TLS 1.2 only: \(maxTLS12)")
             XCTAssertEqual(outcome.clientVerifyResult, Int(X509_V_OK))
-            XCTAssertNil(bridge.lastFailure)
+            XCTAssertNil(failure(bridge))
             XCTAssertEqual(outcome.clientStoreObjectCount, 0, "the SSL_CTX's own store must stay untouched")
         }
     }
@@ -43,22 +48,58 @@ final class TLSTrustBridgeTests: XCTestCase {
             TrustCaseCounter.add()
             XCTAssertFalse(outcome.clientHandshakeSucceeded)
             XCTAssertEqual(outcome.clientVerifyResult, applicationVerification)
-            XCTAssertEqual(bridge.lastFailure, .hostMismatch)
+            XCTAssertEqual(failure(bridge), .hostMismatch)
         }
     }
 
-    func testThatLastFailureFollowsTheMostRecentHandshake() throws {
+    func testThatTheRecordFollowsTheMostRecentHandshakeOfAKey() throws {
         // Given
         let bridge = try bridge(.performDefaultEvaluation(validateHost: true))
         // When / Then
         _ = try TLSLoopback.handshake(serverChain: "expired-chain.pem", serverKey: "expired.key", through: bridge)
-        XCTAssertEqual(bridge.lastFailure, .certificateExpired)
+        XCTAssertEqual(failure(bridge), .certificateExpired)
+        XCTAssertNil(failure(bridge), "taking the reason removes it")
+        _ = try TLSLoopback.handshake(serverChain: "selfsigned.pem", serverKey: "selfsigned.key", through: bridge)
         let accepted = try TLSLoopback.handshake(serverChain: "leaf-chain.pem", serverKey: "leaf.key", through: bridge)
         XCTAssertTrue(accepted.clientHandshakeSucceeded)
-        XCTAssertNil(bridge.lastFailure)
+        XCTAssertNil(failure(bridge), "an accepted handshake of the same key clears its earlier reason")
         _ = try TLSLoopback.handshake(serverChain: "selfsigned.pem", serverKey: "selfsigned.key", through: bridge)
-        XCTAssertEqual(bridge.lastFailure, .chainInvalid(verifyError: 18, message: "self-signed certificate"))
+        XCTAssertEqual(failure(bridge), .chainInvalid(verifyError: 18, message: "self-signed certificate"))
+        XCTAssertEqual(bridge.failures.count, 0)
+        TrustCaseCounter.add(4)
+    }
+
+    func testThatEachHandshakeKeepsItsOwnReason() throws {
+        // Given: one bridge, three handshakes with different outcomes before anyone reads a verdict.
+        let bridge = try bridge(.performDefaultEvaluation(validateHost: true))
+        // When
+        _ = try TLSLoopback.handshake(serverChain: "expired-chain.pem", serverKey: "expired.key", through: bridge,
+                                      handshake: 1)
+        _ = try TLSLoopback.handshake(serverChain: "wronghost-chain.pem", serverKey: "wronghost.key", through: bridge,
+                                      handshake: 2)
+        _ = try TLSLoopback.handshake(serverChain: "leaf-chain.pem", serverKey: "leaf.key", through: bridge, handshake: 3)
         TrustCaseCounter.add(3)
+        // Then
+        XCTAssertEqual(bridge.takeFailure(forHandshake: 1), .certificateExpired)
+        XCTAssertEqual(bridge.takeFailure(forHandshake: 2), .hostMismatch)
+        XCTAssertNil(bridge.takeFailure(forHandshake: 3))
+        XCTAssertEqual(bridge.failures.count, 0)
+    }
+
+    func testThatTheHandshakeKeyTravelsOnTheSSLContextAndIsReadBackFromTheStoreContext() throws {
+        // Given: the key stored where install puts it, and a verification outside any handshake.
+        let context = try XCTUnwrap(SSL_CTX_new(TLS_client_method()))
+        defer { SSL_CTX_free(context) }
+        let ssl = try XCTUnwrap(SSL_new(context))
+        defer { SSL_free(ssl) }
+        // When
+        XCTAssertTrue(HandshakeKey.attach(0xDEAD_BEEF, to: context))
+        // Then
+        XCTAssertEqual(HandshakeKey.key(ofSSL: ssl), 0xDEAD_BEEF)
+        let outside = TLSLoopback.withStoreContext(presenting: try PresentedChain.valid.certificates()) {
+            HandshakeKey.key(ofStoreContext: $0)
+        }
+        XCTAssertEqual(outside, .some(nil), "a store context outside a handshake has no key")
     }
 
     func testThatDisabledEvaluationAcceptsASelfSignedServer() throws {
@@ -67,7 +108,7 @@ final class TLSTrustBridgeTests: XCTestCase {
         TrustCaseCounter.add()
         XCTAssertTrue(outcome.clientHandshakeSucceeded)
         XCTAssertEqual(outcome.clientVerifyResult, Int(X509_V_OK))
-        XCTAssertNil(bridge.lastFailure)
+        XCTAssertNil(failure(bridge))
     }
 
     func testThatSystemRootsRejectTheTestRootUnlessAPinAcceptsIt() throws {
@@ -84,9 +125,9 @@ final class TLSTrustBridgeTests: XCTestCase {
         TrustCaseCounter.add(2)
         // Then
         XCTAssertFalse(rejected.clientHandshakeSucceeded)
-        XCTAssertEqual(chained.lastFailure, .chainInvalid(verifyError: 20, message: "unable to get local issuer certificate"))
+        XCTAssertEqual(failure(chained), .chainInvalid(verifyError: 20, message: "unable to get local issuer certificate"))
         XCTAssertTrue(accepted.clientHandshakeSucceeded)
-        XCTAssertNil(unchained.lastFailure)
+        XCTAssertNil(failure(unchained))
     }
 
     func testThatTheCallbackSeesThePresentedChainOnceLeafFirst() throws {
@@ -101,7 +142,7 @@ final class TLSTrustBridgeTests: XCTestCase {
         TrustCaseCounter.add()
         // Then
         XCTAssertFalse(outcome.clientHandshakeSucceeded)
-        XCTAssertEqual(bridge.lastFailure, .customEvaluationRejected)
+        XCTAssertEqual(failure(bridge), .customEvaluationRejected)
         XCTAssertEqual(seen.get(), ["CN=localhost,O=Curlfire Test", "CN=Curlfire Test Intermediate CA,O=Curlfire Test",
                                     "localhost"])
     }
