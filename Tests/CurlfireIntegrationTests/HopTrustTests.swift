@@ -86,4 +86,33 @@ final class HopTrustTests: XCTestCase {
         XCTAssertNotNil(headers, response.debugDescription)
         XCTAssertNil(headers?["Authorization"], "Authorization never follows a redirect to another origin")
     }
+
+    /// Gives the client identity to one host only.
+    final class IdentityForOneHost: ServerTrustPolicyManager, @unchecked Sendable {
+        let host: String
+        let identity: ClientIdentity
+        init(host: String, identity: ClientIdentity) {
+            self.host = host
+            self.identity = identity
+            super.init(policies: [:])
+        }
+        override func clientIdentity(forHost host: String) -> ClientIdentity? { host == self.host ? identity : nil }
+    }
+
+    func testThatTheHopToAMutualTLSHostPresentsThatHostsIdentity() async throws {
+        let identity = ClientIdentity(certificateChainFile: servers.pkiFile("client-chain.pem"),
+                                      privateKeyFile: servers.pkiFile("client.key"))
+        var configuration = SessionConfiguration()
+        configuration.trustedRootCertificates = [root]
+        let session = SessionManager(configuration: configuration,
+                                     serverTrustPolicyManager: IdentityForOneHost(host: "127.0.0.1", identity: identity))
+        let target = try onLoopbackAddress("mtls") + "/get"
+        let start = try servers.https("valid").absoluteString
+        let response = await session.request(redirect(from: start, to: target)).validate().serializingData().response
+        XCTAssertNil(response.error, "127.0.0.1's identity is presented on the hop to 127.0.0.1: \(response.debugDescription)")
+        XCTAssertEqual(response.response?.url?.host, "127.0.0.1")
+        let direct = await session.request(try servers.https("mtls").absoluteString + "/get").serializingData().response
+        XCTAssertEqual(direct.error?.transportErrorCode, .clientCertificateRejected,
+                       "localhost is not given 127.0.0.1's identity: \(direct.debugDescription)")
+    }
 }
