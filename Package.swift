@@ -8,6 +8,8 @@ let package = Package(
     name: "Curlfire",
     products: [
         .library(name: "Curlfire", targets: ["Curlfire"]),
+        // Test-only: an in-process mock HTTP(S) server for users' unit tests. Apps never link it.
+        .library(name: "CurlfireTesting", targets: ["CurlfireTesting"]),
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
         .executable(name: "curlfire", targets: ["CurlfireCLI"]),
@@ -30,6 +32,10 @@ let package = Package(
         .target(
             name: "Curlfire",
             dependencies: ["CCurl", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "CurlfireTesting",
+            dependencies: ["Curlfire", "COpenSSL"]
         ),
         .executableTarget(
             name: "Tour",
@@ -66,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "CurlfireTests",
             dependencies: ["Curlfire", "CurlfireTestSupport", "COpenSSL"]
+        ),
+        .testTarget(
+            name: "CurlfireTestingTests",
+            dependencies: ["Curlfire", "CurlfireTesting"]
         ),
         .testTarget(
             name: "CurlfireIntegrationTests",
