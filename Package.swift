@@ -2,7 +2,18 @@
 import PackageDescription
 
 /// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
-let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming"]
+let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming", "Testing"]
+
+/// What a playground links besides Curlfire and PlaygroundSupport (Testing shows CurlfireTesting).
+func playgroundExtras(_ name: String) -> [Target.Dependency] {
+    name == "Testing" ? ["CurlfireTesting"] : []
+}
+
+/// A playground's target (module) name: the product keeps the playground's name (`swift run Testing`),
+/// but a module named `Testing` would shadow Swift Testing in the test runner.
+func playgroundTarget(_ name: String) -> String {
+    name == "Testing" ? "TestingPlayground" : name
+}
 
 let package = Package(
     name: "Curlfire",
@@ -13,7 +24,7 @@ let package = Package(
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
         .executable(name: "curlfire", targets: ["CurlfireCLI"]),
-    ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
+    ] + playgrounds.map { .executable(name: $0, targets: [playgroundTarget($0)]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -53,7 +64,8 @@ let package = Package(
             path: "Playgrounds/PlaygroundSupport"
         ),
     ] + playgrounds.map {
-        .executableTarget(name: $0, dependencies: ["Curlfire", "PlaygroundSupport"], path: "Playgrounds/\($0)")
+        .executableTarget(name: playgroundTarget($0), dependencies: ["Curlfire", "PlaygroundSupport"] + playgroundExtras($0),
+                          path: "Playgrounds/\($0)")
     } + [
         .executableTarget(
             name: "ReachabilityProbe",
