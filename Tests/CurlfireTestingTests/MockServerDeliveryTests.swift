@@ -37,7 +37,7 @@ final class MockServerDeliveryTests: XCTestCase {
         let data = try await SessionManager().request(server.url("/drip")).serializingData().value
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertEqual(data, body)
-        XCTAssertGreaterThanOrEqual(elapsed, 0.4)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.35)
         XCTAssertLessThan(elapsed, 3)
     }
 
