@@ -154,8 +154,9 @@ final class ServerCore: @unchecked Sendable {
         condition.withLock {
             guard !stopped else { return }
             stopped = true
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+            // Closing the pipe's only write end wakes the accept thread's poll (end of file). Not a
+            // write: if the accept thread had already ended and closed the read end, a write would
+            // raise SIGPIPE.
             close(wakeWrite)
             wakeWrite = -1
             for fd in connections.values { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }

@@ -53,7 +53,7 @@ enum Socket {
         return (ends[0], ends[1])
     }
 
-    /// Waits until `listener` has a connection (`true`) or `wake` became readable (`false`).
+    /// Waits until `listener` has a connection (`true`) or `wake` became readable or hung up (`false`).
     static func waitForConnection(listener: Int32, wake: Int32) -> Bool {
         var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
