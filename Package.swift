@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlfireIntegrationTests",
-            dependencies: ["Curlfire", "CurlfireTestSupport", "ReachabilityProbe",
+            dependencies: ["Curlfire", "CurlfireTestSupport", "CurlfireTesting", "ReachabilityProbe",
                            .product(name: "Logging", package: "swift-log")]
         ),
         // The `curlfire` command-line client: pure logic in CurlfireCLIKit, a thin executable.
