@@ -72,15 +72,36 @@ final class MockServerDeliveryTests: XCTestCase {
         }
     }
 
-    func testThatA64MiBResponseStreamsToADownload() async throws {
+    func testThatA64MiBResponseStreamsToADownloadWithoutASecondCopy() async throws {
         let server = try MockServer()
         let size = 64 * 1024 * 1024
-        server.enqueue(MockResponse(body: Data(repeating: 0x5A, count: size)))
+        server.enqueue(MockResponse(body: Data(repeating: 0x5A, count: size)))  // resident from here on
+        let canMeasure = Self.resetPeakMemory()
+        let baseline = Self.memoryKilobytes("VmRSS")
         let response = await SessionManager().download(server.url("/big")).serializingDownloadedFileURL().response
+        let growth = Self.memoryKilobytes("VmHWM") - baseline
         let file = try XCTUnwrap(response.value, "\(response.debugDescription)")
         defer { try? FileManager.default.removeItem(at: file) }
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         XCTAssertEqual((attributes[.size] as? NSNumber)?.intValue, size)
+        if canMeasure {
+            // A second copy of the body (server or client side) would add 64 MiB.
+            XCTAssertLessThan(growth, 40 * 1024, "peak memory grew by \(growth) KiB while sending 64 MiB")
+        }
+    }
+
+    /// Resets `VmHWM` to the current resident size; `false` where /proc/self/clear_refs is not writable.
+    private static func resetPeakMemory() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+    }
+
+    /// A field of /proc/self/status in KiB (`VmRSS`, `VmHWM`), or 0.
+    private static func memoryKilobytes(_ name: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+        return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Int($0) }.first ?? 0
     }
 
     func testThatShutdownEndsAResponseInProgressPromptly() async throws {
