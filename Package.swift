@@ -2,16 +2,29 @@
 import PackageDescription
 
 /// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
-let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming"]
+let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming", "Testing"]
+
+/// What a playground links besides Curlfire and PlaygroundSupport (Testing shows CurlfireTesting).
+func playgroundExtras(_ name: String) -> [Target.Dependency] {
+    name == "Testing" ? ["CurlfireTesting"] : []
+}
+
+/// A playground's target (module) name: the product keeps the playground's name (`swift run Testing`),
+/// but a module named `Testing` would shadow Swift Testing in the test runner.
+func playgroundTarget(_ name: String) -> String {
+    name == "Testing" ? "TestingPlayground" : name
+}
 
 let package = Package(
     name: "Curlfire",
     products: [
         .library(name: "Curlfire", targets: ["Curlfire"]),
+        // Test-only: an in-process mock HTTP(S) server for users' unit tests. Apps never link it.
+        .library(name: "CurlfireTesting", targets: ["CurlfireTesting"]),
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
         .executable(name: "curlfire", targets: ["CurlfireCLI"]),
-    ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
+    ] + playgrounds.map { .executable(name: $0, targets: [playgroundTarget($0)]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -31,6 +44,10 @@ let package = Package(
             name: "Curlfire",
             dependencies: ["CCurl", "COpenSSL", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(
+            name: "CurlfireTesting",
+            dependencies: ["Curlfire", "COpenSSL"]
+        ),
         .executableTarget(
             name: "Tour",
             dependencies: ["Curlfire", "PlaygroundSupport"],
@@ -47,7 +64,8 @@ let package = Package(
             path: "Playgrounds/PlaygroundSupport"
         ),
     ] + playgrounds.map {
-        .executableTarget(name: $0, dependencies: ["Curlfire", "PlaygroundSupport"], path: "Playgrounds/\($0)")
+        .executableTarget(name: playgroundTarget($0), dependencies: ["Curlfire", "PlaygroundSupport"] + playgroundExtras($0),
+                          path: "Playgrounds/\($0)")
     } + [
         .executableTarget(
             name: "ReachabilityProbe",
@@ -68,8 +86,12 @@ let package = Package(
             dependencies: ["Curlfire", "CurlfireTestSupport", "COpenSSL", "CCurl"]
         ),
         .testTarget(
+            name: "CurlfireTestingTests",
+            dependencies: ["Curlfire", "CurlfireTesting"]
+        ),
+        .testTarget(
             name: "CurlfireIntegrationTests",
-            dependencies: ["Curlfire", "CurlfireTestSupport", "ReachabilityProbe",
+            dependencies: ["Curlfire", "CurlfireTestSupport", "CurlfireTesting", "ReachabilityProbe",
                            .product(name: "Logging", package: "swift-log")]
         ),
         // The `curlfire` command-line client: pure logic in CurlfireCLIKit, a thin executable.

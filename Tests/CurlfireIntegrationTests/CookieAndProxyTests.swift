@@ -1,8 +1,9 @@
 import Curlfire
+import CurlfireTesting
 import Foundation
 import XCTest
 
-/// The session cookie store against httpbin's /cookies endpoints, and proxies through a loopback proxy.
+/// The session cookie store against httpbin's /cookies endpoints, and proxies through a loopback proxy (a MockServer).
 final class CookieAndProxyTests: XCTestCase {
     private func cookiesSeenByServer(_ session: SessionManager) async throws -> [String: String] {
         let response = await session.request(try Live.httpbin("/cookies")).validate().serializingJSON().response
@@ -65,8 +66,12 @@ final class CookieAndProxyTests: XCTestCase {
     // MARK: - Proxies
 
     func testThatAnHTTPProxyIsUsedAndTheEnvironmentOnlyWhenAskedFor() async throws {
-        let proxy = try LoopbackProxy()
-        defer { proxy.stop() }
+        // The proxy is a MockServer that answers every request itself: what it records shows
+        // which requests came through it (in absolute form, as clients address a proxy).
+        let proxy = try MockServer { _ in
+            MockResponse(headers: ["Via": "test-proxy", "Content-Type": "application/json"],
+                         body: Data(#"{"proxied":true}"#.utf8))
+        }
 
         var viaConfiguration = SessionConfiguration()
         viaConfiguration.proxy = .http(host: "127.0.0.1", port: proxy.port)
@@ -75,7 +80,9 @@ final class CookieAndProxyTests: XCTestCase {
             .request(try Live.httpbin("/get?\(viaMarker)")).validate().serializingJSON().response
         XCTAssertNil(via.error, via.debugDescription)
         XCTAssertEqual(via.response?.value(forHTTPHeaderField: "Via"), "test-proxy")
-        XCTAssertTrue(proxy.requestLines().contains { $0.contains(viaMarker) })
+        let viaRequest = try XCTUnwrap(proxy.takeRequest(timeout: 1))
+        XCTAssertTrue(viaRequest.path.hasPrefix("http://127.0.0.1:") && viaRequest.path.hasSuffix("/get?\(viaMarker)"),
+                      "an absolute-form proxy request: \(viaRequest.path)")
 
         let saved = ["http_proxy", "no_proxy", "NO_PROXY"].map { ($0, ProcessInfo.processInfo.environment[$0]) }
         setenv("http_proxy", "http://127.0.0.1:\(proxy.port)", 1)
@@ -97,77 +104,9 @@ final class CookieAndProxyTests: XCTestCase {
         let honoured = await SessionManager(configuration: environmentConfiguration)
             .request(try Live.httpbin("/get?\(honouredMarker)")).validate().serializingData().response
         XCTAssertEqual(honoured.response?.value(forHTTPHeaderField: "Via"), "test-proxy", honoured.debugDescription)
-        let lines = proxy.requestLines()
-        XCTAssertFalse(lines.contains { $0.contains(ignoredMarker) })
-        XCTAssertTrue(lines.contains { $0.contains(honouredMarker) })
-    }
-}
-
-/// A forward HTTP proxy on loopback (Python's standard library) that logs each request line.
-final class LoopbackProxy {
-    private static let script = #"""
-    import http.server, socketserver, sys, urllib.request, urllib.error
-    log = open(sys.argv[1], "a", buffering=1)
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        def do_GET(self):
-            log.write(self.requestline + "\n")
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("proxy-connection", "connection", "host")}
-            try:
-                upstream = opener.open(urllib.request.Request(self.path, headers=headers), timeout=10)
-                status, body, pairs = upstream.status, upstream.read(), upstream.getheaders()
-            except urllib.error.HTTPError as error:
-                status, body, pairs = error.code, error.read(), list(error.headers.items())
-            self.send_response(status)
-            for name, value in pairs:
-                if name.lower() not in ("transfer-encoding", "connection", "content-length"):
-                    self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Via", "test-proxy")
-            self.end_headers()
-            self.wfile.write(body)
-        def log_message(self, *args):
-            pass
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
-    """#
-
-    let port: Int
-    private let process = Process()
-    private let log: URL
-
-    init() throws {
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-c", Self.script, log.path]
-        process.standardOutput = output
-        try process.run()
-        var text = ""
-        while !text.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { throw TestServerError("the proxy exited before reporting its port") }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TestServerError("unexpected proxy output: \(text)")
-        }
-        self.port = port
-    }
-
-    /// Request lines the proxy has seen (`GET http://… HTTP/1.1`).
-    func requestLines() -> [String] {
-        (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
-    }
-
-    func stop() {
-        // SIGKILL: the child inherits a signal mask from the test process that blocks SIGTERM.
-        // Not waitUntilExit(): it can hang on Linux while other children exist; Foundation reaps it.
-        kill(process.processIdentifier, SIGKILL)
-        try? FileManager.default.removeItem(at: log)
+        var paths: [String] = []
+        while let request = proxy.takeRequest(timeout: 0) { paths.append(request.path) }
+        XCTAssertFalse(paths.contains { $0.contains(ignoredMarker) })
+        XCTAssertTrue(paths.contains { $0.contains(honouredMarker) }, "\(paths)")
     }
 }
