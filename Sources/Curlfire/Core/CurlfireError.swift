@@ -41,6 +41,10 @@ public enum CurlfireError: Error, Sendable {
     /// `redirect(using:)`, …) was applied to a request whose transfer had already started or had a
     /// response handler: nothing was sent for the modified request. Apply modifiers first.
     case requestAlreadyStarted(modifier: String)
+    /// The request could only be answered from the session's ``ResponseCache``
+    /// (`.returnCacheDataDontLoad`, or `Cache-Control: only-if-cached`) and no usable response was
+    /// stored for `url`: nothing was sent.
+    case cacheMiss(url: String)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -276,6 +280,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case let .requestAlreadyStarted(modifier):
             return "\(modifier) was applied to a request that had already started or had a response handler; "
                 + "nothing was sent for the modified request. Apply modifiers before attaching a handler."
+        case let .cacheMiss(url):
+            return "No usable cached response for \(url), and the request may only be answered from the cache."
         }
     }
 }

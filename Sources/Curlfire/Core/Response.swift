@@ -17,10 +17,14 @@ public struct DefaultDataResponse: Sendable {
     public let metrics: TransferMetrics?
     /// Metrics of every attempt, oldest first (more than one after retries).
     public let allMetrics: [TransferMetrics]
+    /// Where the response came from: the network or the session's ``ResponseCache``.
+    public let cacheStatus: CacheStatus
 
     /// Creates a response; the engine does this.
     public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: CurlfireError?,
-                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+                cacheStatus: CacheStatus = .network) {
+        self.cacheStatus = cacheStatus
         self.request = request
         self.response = response
         self.data = data
@@ -47,6 +51,8 @@ public struct DataResponse<Value> {
     public let metrics: TransferMetrics?
     /// Metrics of every attempt, oldest first (more than one after retries).
     public let allMetrics: [TransferMetrics]
+    /// Where the response came from: the network or the session's ``ResponseCache``.
+    public let cacheStatus: CacheStatus
 
     /// The success value, or `nil`.
     public var value: Value? { result.value }
@@ -55,7 +61,9 @@ public struct DataResponse<Value> {
 
     /// Creates a response.
     public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Value, CurlfireError>,
-                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+                cacheStatus: CacheStatus = .network) {
+        self.cacheStatus = cacheStatus
         self.request = request
         self.response = response
         self.data = data
@@ -68,7 +76,7 @@ public struct DataResponse<Value> {
     /// The same response with the success value transformed.
     public func map<T>(_ transform: (Value) -> T) -> DataResponse<T> {
         DataResponse<T>(request: request, response: response, data: data, result: result.map(transform),
-                        timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+                        timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 
     /// The same response with the success value transformed by a throwing closure; a thrown error
@@ -82,13 +90,13 @@ public struct DataResponse<Value> {
             }
         }
         return DataResponse<T>(request: request, response: response, data: data, result: mapped,
-                               timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+                               timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 
     /// The same response with the failure transformed.
     public func mapError(_ transform: (CurlfireError) -> CurlfireError) -> DataResponse<Value> {
         DataResponse(request: request, response: response, data: data, result: result.mapError(transform),
-                     timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+                     timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 }
 

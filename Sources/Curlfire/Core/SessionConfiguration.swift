@@ -76,6 +76,9 @@ public struct SessionConfiguration: Sendable {
     public var trustedRootCertificates: [Certificate] = []
     /// A client certificate and key for mutual TLS. `nil` by default.
     public var clientIdentity: ClientIdentity?
+    /// The HTTP cache of the session's data requests (RFC 9111, a private cache). `nil` by default:
+    /// nothing is cached. Downloads and streams are never cached.
+    public var responseCache: ResponseCache?
 
     /// The default configuration.
     public init() {}

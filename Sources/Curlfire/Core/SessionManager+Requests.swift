@@ -49,7 +49,16 @@ extension SessionManager {
 
     /// Builds the spec of a data request: the request (or its error) and the session's defaults.
     func request(_ built: Result<URLRequest, CurlfireError>) -> DataRequest {
-        DataRequest(core: RequestCore(session: self, spec: dataSpec(built)))
+        var spec = dataSpec(built)
+        spec.cache = cacheSettings
+        return DataRequest(core: RequestCore(session: self, spec: spec))
+    }
+
+    /// The cache settings of the session's data and upload requests; `nil` without a ``ResponseCache``.
+    var cacheSettings: RequestCacheSettings? {
+        configuration.responseCache.map {
+            RequestCacheSettings(cache: $0, handler: cachedResponseHandler, defaultHeaders: configuration.httpAdditionalHeaders)
+        }
     }
 
     func dataSpec(_ built: Result<URLRequest, CurlfireError>) -> Transfer.Spec {

@@ -13,6 +13,9 @@ public final class SessionManager: @unchecked Sendable {
 
     /// The configuration the session was created with.
     public let configuration: SessionConfiguration
+    /// Decides what the response cache stores for requests without a handler of their own; `nil`
+    /// stores every storable response as it is.
+    public let cachedResponseHandler: (any CachedResponseHandler)?
     /// The first default header holding CR, LF or NUL: checked once here, since the configuration
     /// never changes; every request of the session then fails with ``CurlfireError/invalidHeader(name:)``.
     let unsafeDefaultHeader: String?
@@ -65,11 +68,16 @@ public final class SessionManager: @unchecked Sendable {
     ///                               queue by default.
     ///   - eventMonitors:            Observers of every request's life. Empty by default (the
     ///                               `Notification.Name.Task` notifications are posted regardless).
+    ///   - cachedResponseHandler:    Decides what the configuration's ``SessionConfiguration/responseCache``
+    ///                               stores, for requests that set no handler of their own. `nil` by
+    ///                               default: every storable response is stored as it is.
     public init(configuration: SessionConfiguration = .default,
                 serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
                 callbackQueue: DispatchQueue? = nil,
-                eventMonitors: [any EventMonitor] = []) {
+                eventMonitors: [any EventMonitor] = [],
+                cachedResponseHandler: (any CachedResponseHandler)? = nil) {
         self.configuration = configuration
+        self.cachedResponseHandler = cachedResponseHandler
         unsafeDefaultHeader = configuration.httpAdditionalHeaders.firstUnsafeHeaderName
         eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager

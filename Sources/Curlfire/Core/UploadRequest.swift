@@ -87,6 +87,7 @@ extension SessionManager {
     private func upload(_ body: UploadBody, built: Result<URLRequest, CurlfireError>) -> UploadRequest {
         var spec = dataSpec(built)
         spec.body = body
+        spec.cache = cacheSettings // an upload's success invalidates the stored response for its URL
         spec.makeRequestValue = { UploadRequest(DataRequest(core: $0)) }
         return UploadRequest(DataRequest(core: RequestCore(session: self, spec: spec)))
     }

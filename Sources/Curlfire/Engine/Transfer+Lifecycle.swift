@@ -33,6 +33,8 @@ struct StageCarry: @unchecked Sendable {
     /// the origin its credentials were given for.
     var bodyDropped = false
     var credentialDropped = false
+    /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
+    var cacheCandidate: CachedEntry?
 
     /// A new attempt (a first one or a retry) starts at its first hop.
     mutating func beginAttempt() {

@@ -20,6 +20,8 @@ struct TransferOutcome: @unchecked Sendable {
     var download: DownloadFiles? = nil
     /// Request-body bytes the last attempt sent.
     var uploadedBodyBytes: Int64 = 0
+    /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
+    var cacheStatus: CacheStatus = .network
 }
 
 /// The network transfer shared by every copy of one request value.
@@ -48,6 +50,8 @@ final class Transfer: @unchecked Sendable {
         var redirectHandler: (any RedirectHandler)?
         /// Wraps a transfer as the request value of its kind (data, upload, stream, download).
         var makeRequestValue: @Sendable (RequestCore) -> any Request = { DataRequest(core: $0) }
+        /// cache: the session's response cache, for data and upload requests only (Cache/Transfer+Cache.swift).
+        var cache: RequestCacheSettings?
     }
 
     private struct ProgressHandler {
@@ -81,7 +85,7 @@ final class Transfer: @unchecked Sendable {
     private var downloadProgressHandlers: [ProgressHandler] = []
     private var uploadProgressHandlers: [ProgressHandler] = []
     private var currentRequest: URLRequest?
-    private var currentResponse: LazyResponse?
+    var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
     /// lifecycle: what the stages left for the next one (Transfer+Lifecycle.swift), under `lock`.
     var carry = StageCarry()
@@ -300,10 +304,16 @@ final class Transfer: @unchecked Sendable {
                     carry.deadline)
         }
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
-        let request = hop.request
+        var request = hop.request
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader) {
             return refused(error, request: request, stage: stage)
+        }
+        if stage.hop == 0, spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
+            switch consultCache(request, stage: stage, startTime: startTime) {
+            case .answered: return
+            case let .send(sent): request = sent
+            }
         }
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
                                           followsWithoutAsking: spec.redirectHandler.followsNatively)
@@ -405,6 +415,9 @@ final class Transfer: @unchecked Sendable {
     /// Completes the transfer: no more attempts; handlers run.
     func complete(_ outcome: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
         removeTemporaryBody()
+        if let cache = spec.cache { // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread
+            return DispatchQueue.global().async { self.completeWithCache(outcome, cache) }
+        }
         if let finishOutcome = spec.finishOutcome {
             // Called on the engine thread (or the caller's): file work such as a download's move
             // runs on a global queue; until it is done the transfer still counts as running.
@@ -414,7 +427,7 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    private func publish(_ outcome: TransferOutcome) {
+    func publish(_ outcome: TransferOutcome) { // cache: internal for Transfer+Cache.swift
         emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
         lock.lock()
         finalOutcome = outcome

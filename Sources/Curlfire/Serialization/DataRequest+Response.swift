@@ -15,7 +15,7 @@ extension DataTransferRequest {
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
             let response = DefaultDataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
                                                error: error, timeline: outcome.timeline, metrics: outcome.metrics,
-                                               allMetrics: outcome.allMetrics)
+                                               allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
             transfer.emitParsed(response)
             completionHandler(response)
         }
@@ -59,7 +59,7 @@ extension DataTransferRequest {
             let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
             let response = DataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
                                         result: result, timeline: timeline, metrics: outcome.metrics,
-                                        allMetrics: outcome.allMetrics)
+                                        allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
             transfer.emitParsed(response)
             return response
         }
