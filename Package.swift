@@ -2,11 +2,11 @@
 import PackageDescription
 
 /// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
-let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming", "Testing"]
+let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming", "Testing", "Caching"]
 
-/// What a playground links besides Curlfire and PlaygroundSupport (Testing shows CurlfireTesting).
+/// What a playground links besides Curlfire and PlaygroundSupport (Testing and Caching use CurlfireTesting).
 func playgroundExtras(_ name: String) -> [Target.Dependency] {
-    name == "Testing" ? ["CurlfireTesting"] : []
+    name == "Testing" || name == "Caching" ? ["CurlfireTesting"] : []
 }
 
 /// A playground's target (module) name: the product keeps the playground's name (`swift run Testing`),
