@@ -289,6 +289,29 @@ final class ResponseCacheTests: XCTestCase {
         XCTAssertEqual(later.cacheStatus, .hit)
     }
 
+    func testThatAPrivateCacheStoresPrivateResponsesAndASharedOneRefusesThemAndAuthorizedOnes() async throws {
+        let server = try MockServer()
+        for _ in 0..<2 { server.enqueue(text("mine", ["Cache-Control": "private, max-age=60"])) }
+        let (privateSession, _) = cachingSession()
+        _ = await privateSession.request(server.url("/me")).serializingString().response
+        let privateHit = await privateSession.request(server.url("/me")).serializingString().response
+        XCTAssertEqual(privateHit.cacheStatus, .hit, "a private cache stores private responses")
+
+        var configuration = SessionConfiguration.default
+        let shared = ResponseCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil, isShared: true)
+        configuration.responseCache = shared
+        let sharedSession = SessionManager(configuration: configuration)
+        _ = await sharedSession.request(server.url("/me")).serializingString().response
+        XCTAssertNil(shared.cachedResponse(for: URLRequest(url: server.url("/me"))), "a shared cache refuses private")
+        server.enqueue(text("token", ["Cache-Control": "max-age=60"]))
+        _ = await sharedSession.request(server.url("/auth"), headers: ["Authorization": "Bearer t"]).serializingString().response
+        XCTAssertNil(shared.cachedResponse(for: URLRequest(url: server.url("/auth"))),
+                     "a shared cache refuses responses to requests with Authorization")
+        server.enqueue(text("open", ["Cache-Control": "max-age=60"]))
+        _ = await sharedSession.request(server.url("/open")).serializingString().response
+        XCTAssertNotNil(shared.cachedResponse(for: URLRequest(url: server.url("/open"))), "the control is stored")
+    }
+
     func testThatDownloadsAreNotCached() async throws {
         let server = try MockServer()
         server.enqueue(text("file", ["Cache-Control": "max-age=60"]))

@@ -97,7 +97,8 @@ enum CacheRules {
                        responseTime: Date) -> CachedEntry {
         var merged = entry
         let updates = notModified.filter { !notUpdatedBy304.contains($0.name.lowercased()) }
-        let replaced = Set(updates.map { $0.name.lowercased() })
+        // The stored Age described the first response; the 304 is the message received now.
+        let replaced = Set(updates.map { $0.name.lowercased() }).union(["age"])
         merged.fields = entry.fields.filter { !replaced.contains($0.name.lowercased()) } + updates
         merged.requestTime = requestTime
         merged.responseTime = responseTime

@@ -25,6 +25,7 @@ enum HTTPDate {
         guard let day, let month, var year, let (hour, minute, second) = time,
               (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
         if year < 100 { year += year < 70 ? 2000 : 1900 } // RFC 850 two-digit years (RFC 9110 §5.6.7)
+        guard year <= 9999 else { return nil } // and no arithmetic overflow on absurd years
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: seconds)

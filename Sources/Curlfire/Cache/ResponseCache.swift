@@ -34,6 +34,8 @@ public final class ResponseCache: Sendable {
 
     private let memory: Mutex<MemoryTier>
     private let disk: Mutex<DiskTier?>
+    /// Keys with a `stale-while-revalidate` refresh in flight.
+    private let revalidating = Mutex<Set<String>>([])
 
     /// Creates a cache.
     ///
@@ -97,6 +99,12 @@ public final class ResponseCache: Sendable {
             disk.withLock { $0?.store(entry) }
         }
     }
+
+    /// Claims the background refresh of a key: `false` when one is already in flight.
+    func beginRevalidation(_ key: String) -> Bool { revalidating.withLock { $0.insert(key).inserted } }
+
+    /// Ends the background refresh of a key.
+    func endRevalidation(_ key: String) { _ = revalidating.withLock { $0.remove(key) } }
 
     /// Removes a key's entry from both tiers.
     func remove(key: String) {

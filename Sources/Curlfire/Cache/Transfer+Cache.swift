@@ -58,7 +58,9 @@ extension Transfer {
                 currentResponse = outcome.lazyResponse
             }
             send { $0.attemptEnded(.final, for: stage) }
-            if revalidateInBackground { revalidate(request) }
+            if revalidateInBackground, let key, settings.cache.beginRevalidation(key) {
+                revalidate(request) { settings.cache.endRevalidation(key) }
+            }
             return .answered
         }
     }
@@ -79,12 +81,12 @@ extension Transfer {
         return outcome
     }
 
-    /// Sends a conditional request for a response served under `stale-while-revalidate`; its 304 or
-    /// 200 refreshes the store.
-    private func revalidate(_ request: URLRequest) {
+    /// Sends a conditional request for a response served under `stale-while-revalidate` (one at a
+    /// time per URL); its 304 or 200 refreshes the store, then `done` runs.
+    private func revalidate(_ request: URLRequest, done: @escaping @Sendable () -> Void) {
         var refresh = request
         refresh.cachePolicy = .reloadRevalidatingCacheData
-        session.request(refresh).response(queue: .global()) { _ in }
+        session.request(refresh).response(queue: .global()) { _ in done() }
     }
 
     /// Cache hook 2, when the request is over (off the engine thread): merge a 304 into the stored
@@ -97,7 +99,10 @@ extension Transfer {
         let method = request.httpMethod?.uppercased() ?? "GET"
         let response = outcome.response
         let status = response?.statusCode
-        let headers = settings.effectiveHeaders(request)
+        var headers = settings.effectiveHeaders(request)
+        if spec.credential != nil, HeaderLookup.value("authorization", in: headers) == nil {
+            headers["Authorization"] = "(authenticate(user:password:))" // counts as authorized for a shared cache
+        }
         let now = Date()
         let requestTime = Date(timeIntervalSinceReferenceDate: outcome.timeline.requestStartTime)
         let responseTime = outcome.timeline.initialResponseTime > 0
@@ -146,7 +151,7 @@ extension Transfer {
                                     responseFields: CachedEntry.fields(of: response), shared: settings.cache.isShared)
         else { return publish(outcome) }
         let proposed = CachedResponse(response: response, data: outcome.data ?? Data())
-        let store: @Sendable (CachedResponse?) -> Void = { [self] answer in
+        let store: @Sendable (CachedResponse?) -> Void = { [self, headers] answer in
             if let answer, answer.storagePolicy != .notAllowed {
                 let fields = CachedEntry.fields(of: answer.response)
                 let varyNames = CacheRules.varyNames(HeaderLookup.value("vary", in: fields))

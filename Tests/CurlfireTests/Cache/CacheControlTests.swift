@@ -48,7 +48,8 @@ final class CacheControlTests: XCTestCase {
 
     func testThatMalformedDatesAreRejected() {
         for text in ["", "0", "-1", "tomorrow", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:00:00 GMT",
-                     "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 GMT"] {
+                     "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 GMT",
+                     "Sun, 06 Nov 9223372036854775807 08:49:37 GMT", "Sun, 06 Nov 99999 08:49:37 GMT"] {
             XCTAssertNil(HTTPDate.parse(text), text)
         }
     }

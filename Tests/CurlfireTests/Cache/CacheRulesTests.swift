@@ -74,7 +74,7 @@ final class CacheRulesTests: XCTestCase {
 
     func testThatA304MergesNewHeadersButKeepsBodyStatusAndContentLength() {
         let entry = CacheFixture.entry(["Cache-Control": "max-age=1", "ETag": #""v1""#, "Content-Length": "4",
-                                        "X-Old": "kept"], body: "body")
+                                        "X-Old": "kept", "Age": "50"], body: "body")
         let now = CacheFixture.epoch + 100
         let merged = CacheRules.merged(entry, with: [.init(name: "Cache-Control", value: "max-age=600"),
                                                      .init(name: "Content-Length", value: "0"),
@@ -83,6 +83,7 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertEqual(merged.value("cache-control"), "max-age=600")
         XCTAssertEqual(merged.value("content-length"), "4", "a 304's Content-Length never replaces the stored one")
         XCTAssertEqual(merged.value("x-old"), "kept")
+        XCTAssertNil(merged.value("age"), "the first response's Age does not outlive the 304")
         XCTAssertEqual(merged.value("x-new"), "added")
         XCTAssertEqual(merged.body, Data("body".utf8))
         XCTAssertEqual(merged.statusCode, 200)
