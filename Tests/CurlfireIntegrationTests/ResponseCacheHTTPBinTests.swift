@@ -62,6 +62,17 @@ final class ResponseCacheHTTPBinTests: XCTestCase {
         XCTAssertTrue(try logged(marker, expected: 2).last?.contains(" 304 ") ?? false)
     }
 
+    func testThatALastModifiedAloneMakesAResponseHeuristicallyFresh() async throws {
+        let marker = Live.marker()
+        let url = try Live.httpbin("/response-headers?Last-Modified=Mon,%2001%20Jan%202024%2000:00:00%20GMT&marker=\(marker)")
+        let session = session()
+        _ = await session.request(url).serializingData().response
+        let second = await session.request(url).serializingData().response
+        XCTAssertEqual(second.cacheStatus, .hit, "10 % of the time since Last-Modified, capped at a day")
+        usleep(200_000)
+        XCTAssertEqual(try logged(marker, expected: 1).count, 1)
+    }
+
     func testThatResponseHeadersSetFreshnessAndNoStore() async throws {
         let marker = Live.marker()
         let session = session()
