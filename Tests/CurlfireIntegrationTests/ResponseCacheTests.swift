@@ -90,6 +90,21 @@ final class ResponseCacheTests: XCTestCase {
         XCTAssertEqual(server.requestCount, 2)
     }
 
+    func testThatARedirectAfterAConditionalRequestDoesNotCarryTheValidatorsToTheTarget() async throws {
+        let server = try MockServer()
+        server.enqueue(text("old", ["Cache-Control": "max-age=0", "ETag": #""a1""#]))
+        server.enqueue(MockResponse(statusCode: 301, headers: ["Location": "/moved"]))
+        server.enqueue(text("moved", [:]))
+        let (session, _) = cachingSession()
+        _ = await session.request(server.url("/origin")).serializingString().response
+        let moved = await session.request(server.url("/origin")).serializingString().response
+        XCTAssertEqual(moved.value, "moved")
+        XCTAssertEqual(moved.cacheStatus, .network)
+        _ = server.takeRequest()
+        XCTAssertEqual(server.takeRequest()?.header("If-None-Match"), #""a1""#, "hop 0 was conditional")
+        XCTAssertNil(server.takeRequest()?.header("If-None-Match"), "the redirect target is asked plainly")
+    }
+
     func testThatReturnCacheDataDontLoadFailsAMissWithoutSending() async throws {
         let server = try MockServer()
         let (session, _) = cachingSession()

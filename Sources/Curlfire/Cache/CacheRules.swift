@@ -74,6 +74,19 @@ enum CacheRules {
         return conditional
     }
 
+    /// The request without the preconditions ``conditionalRequest(_:for:)`` added for `entry` (a
+    /// redirect target must not be asked "not modified since" about another URL's response).
+    static func removingValidators(of entry: CachedEntry, from request: URLRequest) -> URLRequest {
+        var plain = request
+        if let etag = entry.value("etag"), request.value(forHTTPHeaderField: "If-None-Match") == etag {
+            plain.setValue(nil, forHTTPHeaderField: "If-None-Match")
+        }
+        if let lastModified = entry.value("last-modified"), request.value(forHTTPHeaderField: "If-Modified-Since") == lastModified {
+            plain.setValue(nil, forHTTPHeaderField: "If-Modified-Since")
+        }
+        return plain
+    }
+
     /// Whether the entry has a validator a conditional request can use.
     static func hasValidators(_ entry: CachedEntry) -> Bool {
         entry.value("etag") != nil || entry.value("last-modified") != nil

@@ -32,10 +32,15 @@ extension Transfer {
         case send(URLRequest)
     }
 
-    /// Cache hook 1, before the first hop's attempt: serve a stored response, fail a cache-only
-    /// miss, or say what to send. Never called on the engine thread (only hop 0 consults).
+    /// Cache hook 1, before each hop's attempt. The first hop (never planned on the engine thread)
+    /// consults the store: serve a stored response, fail a cache-only miss, or say what to send. A
+    /// redirect hop only loses the validators the cache added for the first hop's URL.
     func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval) -> CacheConsultation {
         guard let settings = spec.cache else { return .send(request) }
+        guard stage.hop == 0 else {
+            let candidate = lock.withLock { carry.cacheCandidate }
+            return .send(candidate.map { CacheRules.removingValidators(of: $0, from: request) } ?? request)
+        }
         let headers = settings.effectiveHeaders(request)
         let key = CachedEntry.key(for: request.url)
         let stored = key.flatMap { settings.cache.entry(forKey: $0) }

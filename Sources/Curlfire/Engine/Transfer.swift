@@ -309,7 +309,7 @@ final class Transfer: @unchecked Sendable {
                                               unsafeDefaultHeader: session.unsafeDefaultHeader) {
             return refused(error, request: request, stage: stage)
         }
-        if stage.hop == 0, spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
+        if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
             switch consultCache(request, stage: stage, startTime: startTime) {
             case .answered: return
             case let .send(sent): request = sent
