@@ -2,7 +2,8 @@ import Foundation
 import FoundationNetworking
 
 /// The cache settings of one request: set for the data and upload requests of a session whose
-/// configuration has a ``ResponseCache`` (downloads and streams are never cached).
+/// configuration has a ``ResponseCache`` (downloads and streams are never cached, and never have
+/// both: the cache's completion step replaces `Spec.finishOutcome`).
 struct RequestCacheSettings: Sendable {
     let cache: ResponseCache
     /// The request's own handler (``DataTransferRequest/cacheResponse(using:)``), else the session's.
