@@ -327,6 +327,50 @@ final class ResponseCacheTests: XCTestCase {
         XCTAssertNotNil(shared.cachedResponse(for: URLRequest(url: server.url("/open"))), "the control is stored")
     }
 
+    func testThatReloadRevalidatingAndRequestMaxAgeRevalidateAFreshEntry() async throws {
+        let server = try MockServer()
+        server.enqueue(text("v", ["Cache-Control": "max-age=600", "ETag": #""r1""#]))
+        server.enqueue(MockResponse(statusCode: 304, headers: ["ETag": #""r1""#]))
+        server.enqueue(MockResponse(statusCode: 304, headers: ["ETag": #""r1""#]))
+        let (session, _) = cachingSession()
+        let url = server.url("/fresh")
+        _ = await session.request(url).serializingString().response
+        var revalidating = URLRequest(url: url)
+        revalidating.cachePolicy = .reloadRevalidatingCacheData
+        let first = await session.request(revalidating).serializingString().response
+        let second = await session.request(url, headers: ["Cache-Control": "max-age=0"]).serializingString().response
+        XCTAssertEqual([first.cacheStatus, second.cacheStatus], [.revalidated, .revalidated])
+        XCTAssertEqual([first.value, second.value], ["v", "v"])
+        XCTAssertEqual(server.requestCount, 3)
+    }
+
+    func testThatAHitSetsTheRequestsResponse() async throws {
+        let server = try MockServer()
+        server.enqueue(text("r", ["Cache-Control": "max-age=60", "X-Tag": "t"]))
+        let (session, _) = cachingSession()
+        _ = await session.request(server.url("/r")).serializingString().response
+        let request = session.request(server.url("/r"))
+        let hit = await request.serializingString().response
+        XCTAssertEqual(hit.cacheStatus, .hit)
+        XCTAssertEqual(request.response?.value(forHTTPHeaderField: "X-Tag"), "t")
+        XCTAssertTrue(request.description.hasSuffix("(200)"), request.description)
+    }
+
+    func testThatStreamsAreNotCached() async throws {
+        let server = try MockServer()
+        server.enqueue(text("chunk", ["Cache-Control": "max-age=60"]))
+        server.enqueue(text("chunk", ["Cache-Control": "max-age=60"]))
+        let (session, cache) = cachingSession()
+        let url = server.url("/stream")
+        for _ in 0..<2 {
+            var received = Data()
+            for try await chunk in session.streamRequest(url).streamingData() { received.append(chunk) }
+            XCTAssertEqual(received, Data("chunk".utf8))
+        }
+        XCTAssertNil(cache.cachedResponse(for: URLRequest(url: url)))
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
     func testThatDownloadsAreNotCached() async throws {
         let server = try MockServer()
         server.enqueue(text("file", ["Cache-Control": "max-age=60"]))
