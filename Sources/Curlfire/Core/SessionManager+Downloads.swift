@@ -129,7 +129,7 @@ enum DownloadFinisher {
                 try DownloadFileMover.move(sink.fileURL, to: destinationURL, options: options)
                 files.destinationURL = destinationURL
             } catch {
-                outcome.error = .downloadedFileMoveFailed(error: error.message, source: sink.fileURL,
+                outcome.error = .downloadedFileMoveFailed(error: error, source: sink.fileURL,
                                                           destination: destinationURL)
             }
         }
