@@ -61,30 +61,40 @@ extension SessionManager {
     public func upload(multipartFormData: MultipartFormData,
                        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
                        to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil) -> UploadRequest {
-        let built = Self.build { () throws -> URLRequest in
+        let built = multipartURLRequest(multipartFormData, to: url, method: method, headers: headers)
+        switch encodedBody(of: multipartFormData, threshold: encodingMemoryThreshold) {
+        case let .failure(failure): return upload(.none, built: .failure(failure))
+        case let .success(body): return upload(body, built: built)
+        }
+    }
+
+    /// The request of a multipart upload: `Content-Type` is the form's unless the headers name one.
+    func multipartURLRequest(_ form: MultipartFormData, to url: URLConvertible, method: HTTPMethod,
+                             headers: HTTPHeaders?) -> Result<URLRequest, CurlfireError> {
+        Self.build { () throws -> URLRequest in
             var request = try URLRequest(url: url, method: method, headers: headers)
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue(multipartFormData.contentType, forHTTPHeaderField: "Content-Type")
+                request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             }
             return request
         }
-        let body: UploadBody
+    }
+
+    /// Encodes a form in memory (below `threshold` bytes) or to a temporary file the transfer removes.
+    func encodedBody(of form: MultipartFormData, threshold: UInt64) -> Result<UploadBody, CurlfireError> {
         do {
-            switch try multipartFormData.makeUploadable(threshold: encodingMemoryThreshold,
-                                                        temporaryDirectory: FileManager.default.temporaryDirectory) {
-            case let .data(data): body = .data(data)
-            case let .file(fileURL, remove): body = .file(fileURL, removeAfterUpload: remove)
+            switch try form.makeUploadable(threshold: threshold, temporaryDirectory: FileManager.default.temporaryDirectory) {
+            case let .data(data): return .success(.data(data))
+            case let .file(fileURL, remove): return .success(.file(fileURL, removeAfterUpload: remove))
             }
         } catch {
-            let failure = (error as? CurlfireError) ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))
-            return upload(.none, built: .failure(failure))
+            return .failure((error as? CurlfireError) ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error)))
         }
-        return upload(body, built: built)
     }
 
     private func fileBody(_ fileURL: URL) -> UploadBody { .file(fileURL, removeAfterUpload: false) }
 
-    private func upload(_ body: UploadBody, built: Result<URLRequest, CurlfireError>) -> UploadRequest {
+    func upload(_ body: UploadBody, built: Result<URLRequest, CurlfireError>) -> UploadRequest {
         var spec = dataSpec(built)
         spec.body = body
         spec.makeRequestValue = { UploadRequest(DataRequest(core: $0)) }
