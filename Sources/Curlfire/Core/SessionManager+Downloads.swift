@@ -109,14 +109,17 @@ enum DownloadFinisher {
             // The request never reached the engine (cancelled before starting, or it could not be
             // built): the resume data it started from is still good after a cancellation.
             let cancelled = outcome.error?.isExplicitlyCancelledError ?? false
-            outcome.download = DownloadFiles(resumeData: cancelled ? originalResumeData : nil)
+            let keepsResumeData = cancelled && !outcome.discardsResumeData
+            outcome.download = DownloadFiles(resumeData: keepsResumeData ? originalResumeData : nil)
             return outcome
         }
         sink.close()
         if outcome.error == nil, let failure = sink.failure { outcome.error = failure }
         if outcome.error != nil {
-            let resumeData = sink.resumeData(for: outcome.request)
-            let keep = resumeData != nil || sink.holdsPartialOfEarlierTransfer
+            // cancel(createResumeData: false): the partial file goes, with no resume data.
+            let discards = outcome.discardsResumeData && (outcome.error?.isExplicitlyCancelledError ?? false)
+            let resumeData = discards ? nil : sink.resumeData(for: outcome.request)
+            let keep = !discards && (resumeData != nil || sink.holdsPartialOfEarlierTransfer)
             if keep { sink.keepFile() } else { unlink(sink.fileURL.path) }
             outcome.download = DownloadFiles(temporaryURL: keep ? sink.fileURL : nil, resumeData: resumeData)
             return outcome

@@ -20,6 +20,9 @@ struct TransferOutcome: @unchecked Sendable {
     var download: DownloadFiles? = nil
     /// Request-body bytes the last attempt sent.
     var uploadedBodyBytes: Int64 = 0
+    /// parity: a cancelled download drops its partial file and gives no resume data
+    /// (`DownloadRequest.cancel(createResumeData: false)`); read by the download's `finishOutcome`.
+    var discardsResumeData = false
 }
 
 /// The network transfer shared by every copy of one request value.
@@ -115,6 +118,12 @@ final class Transfer: @unchecked Sendable {
     var isFinished: Bool { lock.withLock { finalOutcome != nil } }
     /// The outcome once the transfer has finished (a download's resume data after `cancel()`).
     var finishedOutcome: TransferOutcome? { lock.withLock { finalOutcome } }
+
+    // MARK: - Parity additions (issue 14; read by Core, no effect on the lifecycle)
+
+    /// parity: set before `cancel()` by `DownloadRequest.cancel(createResumeData: false)`; copied
+    /// into the outcome by `complete(_:)`.
+    let resumeDataDiscarded = Atomic<Bool>(false)
 
     // MARK: - Handlers
 
@@ -403,7 +412,10 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Completes the transfer: no more attempts; handlers run.
-    func complete(_ outcome: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
+    func complete(_ finished: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
+        var marked = finished
+        marked.discardsResumeData = resumeDataDiscarded.load(ordering: .relaxed) // parity
+        let outcome = marked
         removeTemporaryBody()
         if let finishOutcome = spec.finishOutcome {
             // Called on the engine thread (or the caller's): file work such as a download's move
