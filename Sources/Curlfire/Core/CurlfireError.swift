@@ -44,6 +44,9 @@ public enum CurlfireError: Error, Sendable {
     /// `redirect(using:)`, …) was applied to a request whose transfer had already started or had a
     /// response handler: nothing was sent for the modified request. Apply modifiers first.
     case requestAlreadyStarted(modifier: String)
+    /// The `requestModifier:` closure given to `request`, `download` or `upload` threw this error
+    /// (a thrown ``CurlfireError`` is kept as is); nothing was sent.
+    case createURLRequestFailed(error: Error)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -251,7 +254,8 @@ extension CurlfireError {
              let .responseSerializationFailed(.decodingFailed(error)),
              let .responseSerializationFailed(.customSerializationFailed(error)),
              let .responseValidationFailed(.customValidationFailed(error)),
-             let .requestAdaptationFailed(error):
+             let .requestAdaptationFailed(error),
+             let .createURLRequestFailed(error):
             return error
         case let .requestRetryFailed(retryError, _):
             return retryError
@@ -288,6 +292,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "Request retry failed: \(retryError) (original error: \(originalError))"
         case let .uploadableReadFailed(path, message): return "Reading the upload body \(path) failed: \(message)"
         case .sessionDeinitialized: return "The session was released before the request ran."
+        case let .createURLRequestFailed(error): return "The request modifier failed: \(error)"
         case let .requestAlreadyStarted(modifier):
             return "\(modifier) was applied to a request that had already started or had a response handler; "
                 + "nothing was sent for the modified request. Apply modifiers before attaching a handler."

@@ -50,6 +50,10 @@ public struct DownloadRequest: Request {
     public var response: HTTPURLResponse? { core.transfer.response }
     /// How many times the request was retried.
     public var retryCount: Int { core.transfer.retryCount }
+    /// The request's identity: the same for every copy of the value and across retries.
+    public var id: UUID { core.transfer.id }
+    /// Where the request is in its life: `.initialized`, `.resumed`, `.suspended`, `.cancelled`, `.finished`.
+    public var state: RequestState { core.transfer.publicState }
     /// The session that runs the request.
     public var session: SessionManager { core.session }
 

@@ -13,6 +13,11 @@ public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringCon
     var response: HTTPURLResponse? { get }
     /// How many times the request was retried.
     var retryCount: Int { get }
+    /// The request's identity, as Alamofire 5's `Request.id`: the same for every copy of the value
+    /// and across retries; a modifier that gives a new transfer gives a new identity.
+    var id: UUID { get }
+    /// Where the request is in its life, as Alamofire 5's `Request.state`.
+    var state: RequestState { get }
     /// Cancels the transfer; handlers receive ``CurlfireError/explicitlyCancelled``.
     @discardableResult func cancel() -> Self
     /// Pauses the transfer until `resume()`.

@@ -124,6 +124,14 @@ final class Transfer: @unchecked Sendable {
     /// parity: set before `cancel()` by `DownloadRequest.cancel(createResumeData: false)`; copied
     /// into the outcome by `complete(_:)`.
     let resumeDataDiscarded = Atomic<Bool>(false)
+    /// parity: `Request.id`, the same for every copy of a request value and across retries.
+    let id = UUID()
+    /// parity: whether `cancel()` ended the request (for `Request.state`); under `lock`.
+    private var cancelledByUser = false
+    /// parity: `Request.state`, read from the state machine.
+    var publicState: RequestState {
+        lock.withLock { RequestState(machine.state, isSuspended: machine.isSuspended, cancelledByUser: cancelledByUser) }
+    }
 
     // MARK: - Handlers
 
@@ -193,6 +201,7 @@ final class Transfer: @unchecked Sendable {
     func start() {
         let action = lock.withLock { machine.start() }
         guard action != .none else { return }
+        session.liveTransfers.insert(self) // parity: cancelAllRequests()
         emitStarted() // lifecycle: created + resumed events
         perform(action)
     }
@@ -202,7 +211,10 @@ final class Transfer: @unchecked Sendable {
     func cancel() {
         let action: RequestStateMachine.Action = lock.withLock {
             let action = machine.cancel()
-            if action != .none { cancelFlag.store(true, ordering: .relaxed) }
+            if action != .none {
+                cancelFlag.store(true, ordering: .relaxed)
+                cancelledByUser = true // parity: Request.state
+            }
             return action
         }
         guard action != .none else { return }
@@ -225,6 +237,7 @@ final class Transfer: @unchecked Sendable {
         }
         if wasIdle {
             if action != .none {
+                session.liveTransfers.insert(self) // parity: cancelAllRequests()
                 emitStarted()
                 perform(action)
             }
@@ -428,6 +441,7 @@ final class Transfer: @unchecked Sendable {
 
     private func publish(_ outcome: TransferOutcome) {
         emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
+        session.liveTransfers.remove(self) // parity: cancelAllRequests()
         lock.lock()
         finalOutcome = outcome
         // No report follows; a closure that captures its own request (`request.downloadProgress {

@@ -24,6 +24,10 @@ public struct StreamRequest: Request {
     public var response: HTTPURLResponse? { core.transfer.response }
     /// Always 0: streams are not retried.
     public var retryCount: Int { core.transfer.retryCount }
+    /// The request's identity: the same for every copy of the value.
+    public var id: UUID { core.transfer.id }
+    /// Where the request is in its life: `.initialized`, `.resumed`, `.suspended`, `.cancelled`, `.finished`.
+    public var state: RequestState { core.transfer.publicState }
     /// `"GET https://host/path (200)"`.
     public var description: String { core.description }
     /// The request as a runnable `curl` command line (credentials redacted).
