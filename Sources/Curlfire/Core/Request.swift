@@ -73,9 +73,13 @@ struct RequestCore: Sendable {
     /// A runnable `curl` command line, credentials redacted.
     var debugDescription: String { cURLDescription(redactingCredentials: true) }
 
-    /// A runnable `curl` command line; credentials shown only when `redactingCredentials` is false.
+    /// A runnable `curl` command line, with the cookies the session would send for the URL (`-b`);
+    /// credentials and cookie values shown only when `redactingCredentials` is false.
     func cURLDescription(redactingCredentials: Bool) -> String {
-        CURLCommand(request: transfer.request ?? spec.urlRequest.value, body: spec.body,
-                    credential: spec.credential, configuration: session.configuration).text(redacted: redactingCredentials)
+        let request = transfer.request ?? spec.urlRequest.value
+        var command = CURLCommand(request: request, body: spec.body, credential: spec.credential,
+                                  configuration: session.configuration)
+        if let url = request?.url { command.cookies = session.cookieStore.cookiesWaiting(for: url) }
+        return command.text(redacted: redactingCredentials)
     }
 }
