@@ -125,6 +125,8 @@ public enum CurlfireError: Error, Sendable {
         case jsonSerializationFailed(error: Error)
         /// `PropertyListSerialization` failed.
         case propertyListSerializationFailed(error: Error)
+        /// `XMLDocument` could not parse the body.
+        case xmlSerializationFailed(error: Error)
         /// The `Decodable` value could not be decoded.
         case decodingFailed(error: Error)
         /// A custom serializer failed.
@@ -251,6 +253,7 @@ extension CurlfireError {
              let .parameterEncodingFailed(.customEncodingFailed(error)),
              let .responseSerializationFailed(.jsonSerializationFailed(error)),
              let .responseSerializationFailed(.propertyListSerializationFailed(error)),
+             let .responseSerializationFailed(.xmlSerializationFailed(error)),
              let .responseSerializationFailed(.decodingFailed(error)),
              let .responseSerializationFailed(.customSerializationFailed(error)),
              let .responseValidationFailed(.customValidationFailed(error)),

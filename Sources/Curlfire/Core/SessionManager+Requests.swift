@@ -92,11 +92,12 @@ extension SessionManager {
         return spec
     }
 
-    /// A request from a URL, method and headers, changed by `modifier`; a non-``CurlfireError``
+    /// A request from a URL (resolved against ``SessionConfiguration/baseURL``), method and headers,
+    /// changed by `modifier`; a non-``CurlfireError``
     /// the modifier throws becomes ``CurlfireError/createURLRequestFailed(error:)``.
     func makeURLRequest(_ url: URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
                         modifier: RequestModifier?) throws -> URLRequest {
-        var request = try URLRequest(url: url, method: method, headers: headers)
+        var request = try URLRequest(url: try resolvingBaseURL(url), method: method, headers: headers)
         guard let modifier else { return request }
         do {
             try modifier(&request)

@@ -128,7 +128,7 @@ extension SessionManager {
                               encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                               maximumBufferedBytes: Int = 1 << 20) -> StreamRequest {
         let built = Self.build { () throws -> URLRequest in
-            try encoding.encode(try URLRequest(url: url, method: method, headers: headers), with: parameters)
+            try encoding.encode(try makeURLRequest(url, method: method, headers: headers, modifier: nil), with: parameters)
         }
         return streamRequest(built, maximumBufferedBytes: maximumBufferedBytes)
     }
