@@ -21,11 +21,10 @@ final class CURLCommandCookieTests: XCTestCase {
         let shown = request.cURLDescription(redactingCredentials: false)
         XCTAssertTrue(shown.contains("flavour=oat"), shown)
         XCTAssertTrue(shown.contains("size=large"), shown)
-    }
 
-    func testThatNoCookiesMeansNoCookieOption() async throws {
-        let request = SessionManager().request(try Live.httpbin("/get"))
-        XCTAssertFalse(request.debugDescription.contains("-b "), request.debugDescription)
+        // No cookies, or cookies switched off: no cookie option.
+        let fresh = SessionManager().request(try Live.httpbin("/get"))
+        XCTAssertFalse(fresh.debugDescription.contains("-b "), fresh.debugDescription)
         var configuration = SessionConfiguration()
         configuration.httpShouldSetCookies = false
         let disabled = SessionManager(configuration: configuration)

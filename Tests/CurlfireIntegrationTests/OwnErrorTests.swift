@@ -7,46 +7,44 @@ import XCTest
 final class OwnErrorTests: XCTestCase {
     struct MyError: Error, Equatable { let tag: String }
 
-    func testThatAValidationClosuresErrorComesBack() async throws {
-        let response = await Curlfire.request(try Live.httpbin("/get"))
-            .validate { _, _, _ in .failure(MyError(tag: "validation")) }
-            .serializingData().response
-        guard case .responseValidationFailed(.customValidationFailed)? = response.error else {
-            return XCTFail(response.debugDescription)
-        }
-        XCTAssertEqual(response.error?.underlyingError as? MyError, MyError(tag: "validation"))
+    struct Failing: MultipartFormData.BodyPartStream {
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { throw MyError(tag: "stream") }
     }
 
-    func testThatAFlatMapTransformsErrorComesBack() async throws {
+    func testThatYourOwnErrorComesBackFromEveryStage() async throws {
+        // A validation closure.
+        let validated = await Curlfire.request(try Live.httpbin("/get"))
+            .validate { _, _, _ in .failure(MyError(tag: "validation")) }
+            .serializingData().response
+        guard case .responseValidationFailed(.customValidationFailed)? = validated.error else {
+            return XCTFail(validated.debugDescription)
+        }
+        XCTAssertEqual(validated.error?.underlyingError as? MyError, MyError(tag: "validation"))
+
+        // A flatMap transform.
         let response = await awaitResponse { Curlfire.request(try! Live.httpbin("/get")).responseData(completionHandler: $0) }
         let mapped = response.flatMap { _ -> Int in throw MyError(tag: "flatMap") }
         XCTAssertTrue(mapped.error?.isResponseSerializationError ?? false)
         XCTAssertEqual(mapped.error?.underlyingError as? MyError, MyError(tag: "flatMap"))
-    }
 
-    func testThatAnAdaptersAndARetriersErrorsComeBack() async throws {
+        // An adapter and a retrier.
         let adapted = await Curlfire.request(try Live.httpbin("/get"))
             .adapt(using: Adapter { _ in throw MyError(tag: "adapter") })
             .serializingData().response
         XCTAssertEqual(adapted.error?.underlyingError as? MyError, MyError(tag: "adapter"), adapted.debugDescription)
-
         let retried = await Curlfire.request(try Live.httpbin("/status/500"))
             .retry(using: Retrier { _, _, _, completion in completion(.doNotRetryWithError(MyError(tag: "retrier"))) })
             .serializingData().response
         XCTAssertEqual(retried.error?.underlyingError as? MyError, MyError(tag: "retrier"), retried.debugDescription)
-    }
 
-    func testThatAMultipartStreamsErrorComesBack() async throws {
-        struct Failing: MultipartFormData.BodyPartStream {
-            mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { throw MyError(tag: "stream") }
-        }
-        let response = await Curlfire.upload(multipartFormData: { form in
+        // A multipart body part's stream.
+        let uploaded = await Curlfire.upload(multipartFormData: { form in
             form.append(withLength: 10, name: "file", fileName: "f.bin", mimeType: "application/octet-stream") { Failing() }
         }, to: try Live.httpbin("/post")).serializingData().response
-        guard case .multipartEncodingFailed(.inputStreamReadFailed)? = response.error else {
-            return XCTFail(response.debugDescription)
+        guard case .multipartEncodingFailed(.inputStreamReadFailed)? = uploaded.error else {
+            return XCTFail(uploaded.debugDescription)
         }
-        XCTAssertEqual(response.error?.underlyingError as? MyError, MyError(tag: "stream"))
+        XCTAssertEqual(uploaded.error?.underlyingError as? MyError, MyError(tag: "stream"))
     }
 
     func testThatADownloadMovesFileSystemErrorComesBack() async throws {

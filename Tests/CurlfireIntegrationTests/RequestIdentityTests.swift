@@ -30,7 +30,7 @@ final class RequestIdentityTests: XCTestCase {
         let session = SessionManager()
         session.startRequestsImmediately = false
         let request = session.request(try Live.httpbin("/delay/1"))
-        XCTAssertEqual(request.state, .initialized)
+        XCTAssertEqual(request.state, DataRequest.State.initialized, "Alamofire 5's spelling")
         let response = ResponseWaiter<DataResponse<Data>>()
         request.responseData { response.fulfil($0) }
         XCTAssertEqual(request.state, .initialized, "waits for resume()")

@@ -32,3 +32,8 @@ public enum RequestState: Sendable, Hashable {
         }
     }
 }
+
+extension Request {
+    /// Alamofire 5's name for ``RequestState``, so `DataRequest.State.resumed` reads as it does there.
+    public typealias State = RequestState
+}
