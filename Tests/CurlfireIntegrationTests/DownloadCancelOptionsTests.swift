@@ -59,3 +59,18 @@ final class DownloadCancelOptionsTests: XCTestCase {
         XCTAssertNotNil(kept.resumeData, kept.debugDescription)
     }
 }
+
+/// Alamofire 4's trailing-closure destination still binds to `to:` beside Alamofire 5's parameters.
+final class DownloadCallShapeTests: XCTestCase {
+    func testThatATrailingClosureIsTheDestination() async throws {
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("shape-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let response = await Curlfire.download(try Live.httpbin("/bytes/32")) { _, _ in (target, []) }
+            .serializingDownloadedFileURL().response
+        XCTAssertEqual(response.value, target, response.debugDescription)
+        let modified = await Curlfire.download(try Live.httpbin("/headers"), requestModifier: {
+            $0.setValue("m", forHTTPHeaderField: "X-M")
+        }).serializingData().response
+        XCTAssertTrue(String(decoding: modified.value ?? Data(), as: UTF8.self).contains("\"X-M\": \"m\""))
+    }
+}

@@ -24,6 +24,23 @@ final class MultipartEncodingCompletionTests: XCTestCase {
         XCTAssertEqual((jsonObject(object)["form"] as? [String: Any])?["language"] as? String, "swift")
     }
 
+    func testThatTheAlamofire4TrailingClosureFormCompilesAndUploads() async throws {
+        let url = try Live.httpbin("/post")
+        let status = await awaitResponse { (done: @escaping @Sendable (Int?) -> Void) in
+            Curlfire.upload(multipartFormData: { multipartFormData in
+                multipartFormData.append(Data("1".utf8), withName: "n")
+            }, to: url) { encodingResult in
+                switch encodingResult {
+                case .success(let upload, _, _):
+                    upload.response { response in done(response.response?.statusCode) }
+                case .failure:
+                    done(nil)
+                }
+            }
+        }
+        XCTAssertEqual(status, 200)
+    }
+
     func testThatAFormAboveTheThresholdStreamsFromDiskAndTheFileIsRemovedAfterwards() async throws {
         let session = SessionManager()
         let queue = DispatchQueue(label: "encoding-completion")

@@ -36,6 +36,24 @@ extension SessionManager {
         return download(built, plan: .fresh, destination: destination, interceptor: interceptor)
     }
 
+    /// Creates a download request, in Alamofire 4's exact shape, so a trailing closure is the
+    /// destination (`download(url) { temporaryURL, response in … }`); see
+    /// ``download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``.
+    ///
+    /// - Parameters:
+    ///   - url:         The URL.
+    ///   - method:      The method. `.get` by default.
+    ///   - parameters:  Parameters to encode. `nil` by default.
+    ///   - encoding:    How to encode them. `URLEncoding.default` by default.
+    ///   - headers:     Headers, added to the session's defaults. `nil` by default.
+    ///   - destination: Where the file goes once downloaded. `nil` by default.
+    public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                         encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                         to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+        download(url, method: method, parameters: parameters, encoding: encoding, headers: headers, interceptor: nil,
+                 requestModifier: nil, to: destination)
+    }
+
     /// Creates a download request from anything that produces a `URLRequest`; see
     /// ``download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``.
     ///
@@ -163,6 +181,15 @@ public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameter
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
     SessionManager.default.download(url, method: method, parameters: parameters, encoding: encoding, headers: headers,
                                     interceptor: interceptor, requestModifier: requestModifier, to: destination)
+}
+
+/// Creates a download request on ``SessionManager/default`` in Alamofire 4's exact shape (a
+/// trailing closure is the destination); see ``SessionManager/download(_:method:parameters:encoding:headers:to:)``.
+public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                     encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                     to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+    SessionManager.default.download(url, method: method, parameters: parameters, encoding: encoding, headers: headers,
+                                    to: destination)
 }
 
 /// Creates a download request from a `URLRequestConvertible` on ``SessionManager/default``.
