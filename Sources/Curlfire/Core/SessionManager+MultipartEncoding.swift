@@ -21,7 +21,7 @@ extension SessionManager {
 
     /// Encodes a multipart form and hands the upload request to `encodingCompletion` — Alamofire 4's
     /// call shape, so its code compiles unchanged. The form-returning
-    /// ``upload(multipartFormData:usingThreshold:to:method:headers:)`` does the same in one step.
+    /// `upload(multipartFormData:usingThreshold:to:method:headers:interceptor:requestModifier:)` does the same in one step.
     ///
     /// The form is built and encoded when this is called, on the calling thread; `encodingCompletion`
     /// is then called once, on `queue`. Attach a response handler to the request it gets to start it.

@@ -124,7 +124,7 @@ extension SessionManager {
 // MARK: - Module-level conveniences on `SessionManager.default`
 
 /// Creates a data request on ``SessionManager/default``; see
-/// ``SessionManager/request(_:method:parameters:encoding:headers:)``.
+/// ``SessionManager/request(_:method:parameters:encoding:headers:interceptor:requestModifier:)``.
 public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                     encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                     interceptor: (any RequestInterceptor)? = nil,
@@ -134,7 +134,7 @@ public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters
 }
 
 /// Creates a data request with `Encodable` parameters on ``SessionManager/default``; see
-/// ``SessionManager/request(_:method:parameters:encoder:headers:)``.
+/// ``SessionManager/request(_:method:parameters:encoder:headers:interceptor:requestModifier:)``.
 public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                                            encoder: ParameterEncoder = URLEncodedFormParameterEncoder.default,
                                            headers: HTTPHeaders? = nil,
