@@ -120,5 +120,14 @@ final class InterceptorTests: XCTestCase {
         let refused = Curlfire.request("http://127.0.0.1:9/").retry(using: policy)
         _ = await refused.serializingData().response
         XCTAssertEqual(refused.retryCount, 0, "other transport errors are not retried")
+
+        // As in Alamofire 5, a retry policy is an interceptor.
+        let asInterceptor = Curlfire.request(try FaultServer.shared().url("/reset-before-status"), interceptor: policy)
+        _ = await asInterceptor.serializingData().response
+        XCTAssertEqual(asInterceptor.retryCount, 2)
+        let plain = Curlfire.request(try Live.httpbin("/status/503"),
+                                     interceptor: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.01))
+        _ = await plain.serializingData().response
+        XCTAssertEqual(plain.retryCount, 1)
     }
 }

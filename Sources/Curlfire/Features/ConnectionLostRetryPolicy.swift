@@ -3,7 +3,7 @@ import FoundationNetworking
 
 /// Retries only attempts whose connection was lost (``TransportErrorCode/connectionLost``), as
 /// Alamofire 5's `ConnectionLostRetryPolicy`: a ``RetryPolicy`` with no retryable status codes.
-public struct ConnectionLostRetryPolicy: RequestRetrier {
+public struct ConnectionLostRetryPolicy: RequestInterceptor {
     /// The policy underneath: `retryableHTTPStatusCodes` empty, `retryableTransportErrorCodes`
     /// `[.connectionLost]`.
     public let policy: RetryPolicy
