@@ -108,12 +108,28 @@ final class DataRequestTests: XCTestCase {
         XCTAssertEqual(empty.value, Empty.value)
     }
 
-    func testThatAnEmpty200IsInputDataNilOrZeroLength() async throws {
-        let url = try Live.httpbin("/status/200")
-        let response = await awaitResponse { Curlfire.request(url).responseData(completionHandler: $0) }
-        guard case .responseSerializationFailed(.inputDataNilOrZeroLength)? = response.error else {
-            return XCTFail("\(response.debugDescription)")
+    func testThatAnEmpty200IsEmptyDataAndEmptyStringAsInAlamofire4() async throws {
+        for path in ["/status/200", "/bytes/0"] {
+            let url = try Live.httpbin(path)
+            let data = await awaitResponse { Curlfire.request(url).validate().responseData(completionHandler: $0) }
+            XCTAssertEqual(data.value, Data(), "\(path): \(data.debugDescription)")
+            let string = await awaitResponse { Curlfire.request(url).validate().responseString(completionHandler: $0) }
+            XCTAssertEqual(string.value, "", "\(path): \(string.debugDescription)")
         }
+    }
+
+    func testThatAnEmpty200StillFailsJSONPropertyListAndDecodable() async throws {
+        let url = try Live.httpbin("/status/200")
+        let json = await awaitResponse { Curlfire.request(url).responseJSON(completionHandler: $0) }
+        let plist = await awaitResponse { Curlfire.request(url).responsePropertyList(completionHandler: $0) }
+        let decodable = await awaitResponse { Curlfire.request(url).responseDecodable(of: [Int].self, completionHandler: $0) }
+        for error in [json.error, plist.error, decodable.error] {
+            guard case .responseSerializationFailed(.inputDataNilOrZeroLength)? = error else {
+                return XCTFail("\(String(describing: error))")
+            }
+        }
+        let download = await awaitResponse { Curlfire.download(url).responseData(completionHandler: $0) }
+        XCTAssertEqual(download.value, Data(), download.debugDescription)
     }
 
     func testThatTruncatedJSONIsASerializationErrorWithTheDataKept() async throws {

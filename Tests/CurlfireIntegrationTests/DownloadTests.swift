@@ -80,9 +80,11 @@ final class DownloadTests: XCTestCase {
         let failed = await awaitResponse {
             Curlfire.download(try! Live.httpbin("/bytes/2048"), to: self.to(deep)).response(completionHandler: $0)
         }
-        guard case let .downloadedFileMoveFailed(_, source, destination)? = failed.error else {
+        guard case let .downloadedFileMoveFailed(underlying, source, destination)? = failed.error else {
             return XCTFail(failed.debugDescription)
         }
+        XCTAssertEqual((underlying as? POSIXError)?.code, .ENOENT, "\(underlying)")
+        XCTAssertEqual((failed.error?.underlyingError as? POSIXError)?.code, .ENOENT)
         XCTAssertEqual(destination, deep)
         XCTAssertEqual(source, failed.temporaryURL)
         XCTAssertEqual(fileSize(source), 2048, "the downloaded bytes stay in the temporary file")
@@ -102,10 +104,11 @@ final class DownloadTests: XCTestCase {
         try Data("keep me".utf8).write(to: target)
         let refused = await Curlfire.download(try Live.httpbin("/bytes/100"), to: to(target))
             .serializingDownloadedFileURL().response
-        guard case let .downloadedFileMoveFailed(message, source, _)? = refused.error else {
+        guard case let .downloadedFileMoveFailed(underlying, source, _)? = refused.error else {
             return XCTFail(refused.debugDescription)
         }
-        XCTAssertTrue(message.contains("exists"), message)
+        XCTAssertEqual((underlying as? POSIXError)?.code, .EEXIST, "\(underlying)")
+        XCTAssertTrue(refused.error?.description.contains("removePreviousFile") ?? false, "\(String(describing: refused.error))")
         XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep me")
         XCTAssertEqual(fileSize(source), 100)
         try? FileManager.default.removeItem(at: source)

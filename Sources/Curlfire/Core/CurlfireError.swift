@@ -26,7 +26,10 @@ public enum CurlfireError: Error, Sendable {
     /// The request was cancelled with `cancel()` or by cancelling the awaiting Swift task.
     case explicitlyCancelled
     /// Moving a downloaded file to its destination failed; the downloaded bytes stay at `source`.
-    case downloadedFileMoveFailed(error: String, source: URL, destination: URL)
+    /// `error` is the file system's: a `POSIXError` (`EEXIST` for an occupied destination without
+    /// `.removePreviousFile`, `ENOENT` for a missing directory without
+    /// `.createIntermediateDirectories`, …) or the error `FileManager` threw.
+    case downloadedFileMoveFailed(error: Error, source: URL, destination: URL)
     /// Resume data could not be read or does not fit the request.
     case invalidResumeData(reason: String)
     /// A ``RequestAdapter`` threw while adapting the request.
@@ -45,6 +48,9 @@ public enum CurlfireError: Error, Sendable {
     /// (`.returnCacheDataDontLoad`, or `Cache-Control: only-if-cached`) and no usable response was
     /// stored for `url`: nothing was sent.
     case cacheMiss(url: String)
+    /// The `requestModifier:` closure given to `request`, `download` or `upload` threw this error
+    /// (a thrown ``CurlfireError`` is kept as is); nothing was sent.
+    case createURLRequestFailed(error: Error)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -108,7 +114,8 @@ public enum CurlfireError: Error, Sendable {
 
     /// Why a serializer could not produce its value.
     public enum ResponseSerializationFailureReason: Sendable {
-        /// The response has no body, or an empty one, and the serializer needs one.
+        /// There is no body at all (nothing was received) and the serializer needs one; an empty
+        /// body is not this (`responseData` and `responseString` accept it).
         case inputDataNil
         /// The response has no body, or an empty one, and the serializer needs one.
         case inputDataNilOrZeroLength
@@ -122,6 +129,8 @@ public enum CurlfireError: Error, Sendable {
         case jsonSerializationFailed(error: Error)
         /// `PropertyListSerialization` failed.
         case propertyListSerializationFailed(error: Error)
+        /// `XMLDocument` could not parse the body.
+        case xmlSerializationFailed(error: Error)
         /// The `Decodable` value could not be decoded.
         case decodingFailed(error: Error)
         /// A custom serializer failed.
@@ -230,18 +239,30 @@ extension CurlfireError {
         if case let .responseValidationFailed(.unacceptableStatusCode(code)) = self { return code }
         return nil
     }
-    /// The underlying error, where the case wraps one.
+    /// The error underneath, where the case wraps one: a validation closure's, a serializer's or a
+    /// `flatMap` transform's error, an adapter's or a retrier's, a multipart body part's or the
+    /// encoder's file error, a file system error of a download's move, a JSON or property-list
+    /// encoder's or parser's. Your own error comes back as itself: `response.error?.underlyingError
+    /// as? MyError`. `nil` for the cases that wrap none.
     public var underlyingError: Error? {
         switch self {
+        case let .multipartEncodingFailed(.bodyPartFileNotReachableWithError(_, error)),
+             let .multipartEncodingFailed(.bodyPartFileSizeQueryFailedWithError(_, error)),
+             let .multipartEncodingFailed(.outputStreamWriteFailed(error)),
+             let .multipartEncodingFailed(.inputStreamReadFailed(error)),
+             let .downloadedFileMoveFailed(error, _, _):
+            return error
         case let .parameterEncodingFailed(.jsonEncodingFailed(error)),
              let .parameterEncodingFailed(.propertyListEncodingFailed(error)),
              let .parameterEncodingFailed(.customEncodingFailed(error)),
              let .responseSerializationFailed(.jsonSerializationFailed(error)),
              let .responseSerializationFailed(.propertyListSerializationFailed(error)),
+             let .responseSerializationFailed(.xmlSerializationFailed(error)),
              let .responseSerializationFailed(.decodingFailed(error)),
              let .responseSerializationFailed(.customSerializationFailed(error)),
              let .responseValidationFailed(.customValidationFailed(error)),
-             let .requestAdaptationFailed(error):
+             let .requestAdaptationFailed(error),
+             let .createURLRequestFailed(error):
             return error
         case let .requestRetryFailed(retryError, _):
             return retryError
@@ -270,13 +291,15 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case let .sessionTaskFailed(code, message): return "Transfer failed (\(code)): \(message)"
         case .explicitlyCancelled: return "Request explicitly cancelled."
         case let .downloadedFileMoveFailed(error, source, destination):
-            return "Moving the downloaded file from \(source.path) to \(destination.path) failed: \(error)"
+            return "Moving the downloaded file from \(source.path) to \(destination.path) failed: "
+                + DownloadFileMover.describe(error)
         case let .invalidResumeData(reason): return "Resume data is invalid: \(reason)"
         case let .requestAdaptationFailed(error): return "Request adaptation failed: \(error)"
         case let .requestRetryFailed(retryError, originalError):
             return "Request retry failed: \(retryError) (original error: \(originalError))"
         case let .uploadableReadFailed(path, message): return "Reading the upload body \(path) failed: \(message)"
         case .sessionDeinitialized: return "The session was released before the request ran."
+        case let .createURLRequestFailed(error): return "The request modifier failed: \(error)"
         case let .requestAlreadyStarted(modifier):
             return "\(modifier) was applied to a request that had already started or had a response handler; "
                 + "nothing was sent for the modified request. Apply modifiers before attaching a handler."

@@ -39,6 +39,10 @@ extension DataTransferRequest {
     public var response: HTTPURLResponse? { _dataRequest.core.transfer.response }
     /// How many times the request was retried.
     public var retryCount: Int { _dataRequest.core.transfer.retryCount }
+    /// The request's identity: the same for every copy of the value and across retries.
+    public var id: UUID { _dataRequest.core.transfer.id }
+    /// Where the request is in its life: `.initialized`, `.resumed`, `.suspended`, `.cancelled`, `.finished`.
+    public var state: RequestState { _dataRequest.core.transfer.publicState }
     /// The session that runs the request.
     public var session: SessionManager { _dataRequest.core.session }
 

@@ -50,6 +50,10 @@ public struct DownloadRequest: Request {
     public var response: HTTPURLResponse? { core.transfer.response }
     /// How many times the request was retried.
     public var retryCount: Int { core.transfer.retryCount }
+    /// The request's identity: the same for every copy of the value and across retries.
+    public var id: UUID { core.transfer.id }
+    /// Where the request is in its life: `.initialized`, `.resumed`, `.suspended`, `.cancelled`, `.finished`.
+    public var state: RequestState { core.transfer.publicState }
     /// The session that runs the request.
     public var session: SessionManager { core.session }
 
@@ -61,6 +65,28 @@ public struct DownloadRequest: Request {
     /// Cancels the transfer; handlers receive ``CurlfireError/explicitlyCancelled`` and, when the
     /// server allows resuming, resume data. Any thread, any time.
     @discardableResult public func cancel() -> Self { core.transfer.cancel(); return self }
+
+    /// Cancels the transfer, as Alamofire 4's `cancel(createResumeData:)`.
+    ///
+    /// - Parameter createResumeData: Whether to keep the partial file and leave resume data (as
+    ///   ``cancel()`` does). `false` removes the partial file: the response has no resume data and
+    ///   no temporary file. No effect once the transfer has finished.
+    /// - Returns: The request.
+    @discardableResult public func cancel(createResumeData: Bool) -> Self {
+        if !createResumeData { core.transfer.resumeDataDiscarded.store(true, ordering: .relaxed) }
+        core.transfer.cancel()
+        return self
+    }
+
+    /// Cancels the transfer, as Alamofire 5's `cancel(producingResumeData:)`; the same as
+    /// ``cancel(createResumeData:)``.
+    ///
+    /// - Parameter producingResumeData: Whether to keep the partial file and leave resume data.
+    ///   `false` removes the partial file and leaves none.
+    /// - Returns: The request.
+    @discardableResult public func cancel(producingResumeData: Bool) -> Self {
+        cancel(createResumeData: producingResumeData)
+    }
     /// Pauses the transfer until `resume()`.
     @discardableResult public func suspend() -> Self { core.transfer.suspend(); return self }
     /// Starts the transfer, or continues it after `suspend()`.

@@ -13,6 +13,11 @@ public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringCon
     var response: HTTPURLResponse? { get }
     /// How many times the request was retried.
     var retryCount: Int { get }
+    /// The request's identity, as Alamofire 5's `Request.id`: the same for every copy of the value
+    /// and across retries; a modifier that gives a new transfer gives a new identity.
+    var id: UUID { get }
+    /// Where the request is in its life, as Alamofire 5's `Request.state`.
+    var state: RequestState { get }
     /// Cancels the transfer; handlers receive ``CurlfireError/explicitlyCancelled``.
     @discardableResult func cancel() -> Self
     /// Pauses the transfer until `resume()`.
@@ -68,9 +73,13 @@ struct RequestCore: Sendable {
     /// A runnable `curl` command line, credentials redacted.
     var debugDescription: String { cURLDescription(redactingCredentials: true) }
 
-    /// A runnable `curl` command line; credentials shown only when `redactingCredentials` is false.
+    /// A runnable `curl` command line, with the cookies the session would send for the URL (`-b`);
+    /// credentials and cookie values shown only when `redactingCredentials` is false.
     func cURLDescription(redactingCredentials: Bool) -> String {
-        CURLCommand(request: transfer.request ?? spec.urlRequest.value, body: spec.body,
-                    credential: spec.credential, configuration: session.configuration).text(redacted: redactingCredentials)
+        let request = transfer.request ?? spec.urlRequest.value
+        var command = CURLCommand(request: request, body: spec.body, credential: spec.credential,
+                                  configuration: session.configuration)
+        if let url = request?.url { command.cookies = session.cookieStore.cookiesWaiting(for: url) }
+        return command.text(redacted: redactingCredentials)
     }
 }

@@ -79,6 +79,12 @@ public struct SessionConfiguration: Sendable {
     /// The HTTP cache of the session's data requests (RFC 9111, a private cache). `nil` by default:
     /// nothing is cached. Downloads and streams are never cached.
     public var responseCache: ResponseCache?
+    /// The URL that relative request strings resolve against, as `AFHTTPSessionManager(baseURL:)`:
+    /// with `https://api.example.com/v1`, `request("users/7")` asks for
+    /// `https://api.example.com/v1/users/7` (a base path without a trailing slash is a directory);
+    /// an absolute URL ignores it. Applies to the URL forms of `request`, `download`, `upload` and
+    /// `streamRequest`, not to a `URLRequestConvertible`. `nil` by default.
+    public var baseURL: URL?
 
     /// The default configuration.
     public init() {}

@@ -19,23 +19,52 @@ extension SessionManager {
     ///   - parameters:  Parameters to encode. `nil` by default.
     ///   - encoding:    How to encode them. `URLEncoding.default` by default.
     ///   - headers:     Headers, added to the session's defaults. `nil` by default.
+    ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    ///   - requestModifier: Changes the built `URLRequest` before parameters are encoded; a thrown
+    ///                  error fails the request with ``CurlfireError/createURLRequestFailed(error:)``.
+    ///                  `nil` by default.
     ///   - destination: Where the file goes once downloaded. `nil` by default: it stays in the
     ///                  temporary directory.
     public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                          encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                         interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
         let built = Self.build { () throws -> URLRequest in
-            let request = try URLRequest(url: url, method: method, headers: headers)
+            let request = try makeURLRequest(url, method: method, headers: headers, modifier: requestModifier)
             return try encoding.encode(request, with: parameters)
         }
-        return download(built, plan: .fresh, destination: destination)
+        return download(built, plan: .fresh, destination: destination, interceptor: interceptor)
+    }
+
+    /// Creates a download request, in Alamofire 4's exact shape, so a trailing closure is the
+    /// destination (`download(url) { temporaryURL, response in … }`); see
+    /// ``download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``.
+    ///
+    /// - Parameters:
+    ///   - url:         The URL.
+    ///   - method:      The method. `.get` by default.
+    ///   - parameters:  Parameters to encode. `nil` by default.
+    ///   - encoding:    How to encode them. `URLEncoding.default` by default.
+    ///   - headers:     Headers, added to the session's defaults. `nil` by default.
+    ///   - destination: Where the file goes once downloaded. `nil` by default.
+    public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                         encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                         to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+        download(url, method: method, parameters: parameters, encoding: encoding, headers: headers, interceptor: nil,
+                 requestModifier: nil, to: destination)
     }
 
     /// Creates a download request from anything that produces a `URLRequest`; see
-    /// ``download(_:method:parameters:encoding:headers:to:)``.
-    public func download(_ urlRequest: URLRequestConvertible,
+    /// ``download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``.
+    ///
+    /// - Parameters:
+    ///   - urlRequest:  The request.
+    ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    ///   - destination: Where the file goes once downloaded. `nil` by default.
+    public func download(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
-        download(Self.build { try urlRequest.asURLRequest() }, plan: .fresh, destination: destination)
+        download(Self.build { try urlRequest.asURLRequest() }, plan: .fresh, destination: destination,
+                 interceptor: interceptor)
     }
 
     /// Continues a download from the resume data a cancelled or failed one left
@@ -71,7 +100,8 @@ extension SessionManager {
     }
 
     func download(_ built: Result<URLRequest, CurlfireError>, plan start: DownloadStart,
-                  destination: DownloadRequest.DownloadFileDestination?) -> DownloadRequest {
+                  destination: DownloadRequest.DownloadFileDestination?,
+                  interceptor: (any RequestInterceptor)? = nil) -> DownloadRequest {
         let identity = built.map { request -> URLRequest in
             var request = request
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -79,7 +109,7 @@ extension SessionManager {
             }
             return request
         }
-        var spec = dataSpec(identity)
+        var spec = dataSpec(identity, interceptor: interceptor)
         let originalResumeData: Data?
         switch start {
         case .fresh:
@@ -109,14 +139,17 @@ enum DownloadFinisher {
             // The request never reached the engine (cancelled before starting, or it could not be
             // built): the resume data it started from is still good after a cancellation.
             let cancelled = outcome.error?.isExplicitlyCancelledError ?? false
-            outcome.download = DownloadFiles(resumeData: cancelled ? originalResumeData : nil)
+            let keepsResumeData = cancelled && !outcome.discardsResumeData
+            outcome.download = DownloadFiles(resumeData: keepsResumeData ? originalResumeData : nil)
             return outcome
         }
         sink.close()
         if outcome.error == nil, let failure = sink.failure { outcome.error = failure }
         if outcome.error != nil {
-            let resumeData = sink.resumeData(for: outcome.request)
-            let keep = resumeData != nil || sink.holdsPartialOfEarlierTransfer
+            // cancel(createResumeData: false): the partial file goes, with no resume data.
+            let discards = outcome.discardsResumeData && (outcome.error?.isExplicitlyCancelledError ?? false)
+            let resumeData = discards ? nil : sink.resumeData(for: outcome.request)
+            let keep = !discards && (resumeData != nil || sink.holdsPartialOfEarlierTransfer)
             if keep { sink.keepFile() } else { unlink(sink.fileURL.path) }
             outcome.download = DownloadFiles(temporaryURL: keep ? sink.fileURL : nil, resumeData: resumeData)
             return outcome
@@ -129,7 +162,7 @@ enum DownloadFinisher {
                 try DownloadFileMover.move(sink.fileURL, to: destinationURL, options: options)
                 files.destinationURL = destinationURL
             } catch {
-                outcome.error = .downloadedFileMoveFailed(error: error.message, source: sink.fileURL,
+                outcome.error = .downloadedFileMoveFailed(error: error, source: sink.fileURL,
                                                           destination: destinationURL)
             }
         }
@@ -141,7 +174,17 @@ enum DownloadFinisher {
 // MARK: - Module-level conveniences on `SessionManager.default`
 
 /// Creates a download request on ``SessionManager/default``; see
-/// ``SessionManager/download(_:method:parameters:encoding:headers:to:)``.
+/// ``SessionManager/download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``.
+public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+                     encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                     interceptor: (any RequestInterceptor)? = nil, requestModifier: SessionManager.RequestModifier? = nil,
+                     to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
+    SessionManager.default.download(url, method: method, parameters: parameters, encoding: encoding, headers: headers,
+                                    interceptor: interceptor, requestModifier: requestModifier, to: destination)
+}
+
+/// Creates a download request on ``SessionManager/default`` in Alamofire 4's exact shape (a
+/// trailing closure is the destination); see ``SessionManager/download(_:method:parameters:encoding:headers:to:)``.
 public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                      encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
@@ -150,9 +193,9 @@ public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameter
 }
 
 /// Creates a download request from a `URLRequestConvertible` on ``SessionManager/default``.
-public func download(_ urlRequest: URLRequestConvertible,
+public func download(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
-    SessionManager.default.download(urlRequest, to: destination)
+    SessionManager.default.download(urlRequest, interceptor: interceptor, to: destination)
 }
 
 /// Continues a download from resume data on ``SessionManager/default``; see

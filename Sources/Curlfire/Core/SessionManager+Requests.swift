@@ -2,6 +2,10 @@ import Foundation
 import FoundationNetworking
 
 extension SessionManager {
+    /// A closure that changes a request after it is built from a URL, method and headers, and
+    /// before its parameters are encoded, as in Alamofire 5. It runs once, on the calling thread.
+    public typealias RequestModifier = (inout URLRequest) throws -> Void
+
     /// Creates a data request from a URL, method, parameters, encoding and headers.
     ///
     /// Nothing is sent until a response handler is attached (or `resume()` is called when
@@ -14,13 +18,20 @@ extension SessionManager {
     ///   - parameters: Parameters to encode. `nil` by default.
     ///   - encoding:   How to encode them. `URLEncoding.default` by default.
     ///   - headers:    Headers, added to the session's defaults. `nil` by default.
+    ///   - interceptor:     Adapts (after the session's) and retries (before the session's) this
+    ///                      request only. `nil` by default.
+    ///   - requestModifier: Changes the built `URLRequest` before parameters are encoded; a thrown
+    ///                      error fails the request with ``CurlfireError/createURLRequestFailed(error:)``.
+    ///                      `nil` by default.
     public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
-                        encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil) -> DataRequest {
+                        encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                        interceptor: (any RequestInterceptor)? = nil,
+                        requestModifier: RequestModifier? = nil) -> DataRequest {
         let built = Self.build { () throws -> URLRequest in
-            let request = try URLRequest(url: url, method: method, headers: headers)
+            let request = try makeURLRequest(url, method: method, headers: headers, modifier: requestModifier)
             return try encoding.encode(request, with: parameters)
         }
-        return request(built)
+        return request(built, interceptor: interceptor)
     }
 
     /// Creates a data request whose `Encodable` parameters are encoded by `encoder`.
@@ -31,25 +42,36 @@ extension SessionManager {
     ///   - parameters: The value to encode. `nil` by default.
     ///   - encoder:    How to encode it. `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers:    Headers, added to the session's defaults. `nil` by default.
+    ///   - interceptor:     Adapts (after the session's) and retries (before the session's) this
+    ///                      request only. `nil` by default.
+    ///   - requestModifier: Changes the built `URLRequest` before parameters are encoded; a thrown
+    ///                      error fails the request with ``CurlfireError/createURLRequestFailed(error:)``.
+    ///                      `nil` by default.
     public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMethod = .get,
                                                parameters: Parameters? = nil,
                                                encoder: ParameterEncoder = URLEncodedFormParameterEncoder.default,
-                                               headers: HTTPHeaders? = nil) -> DataRequest {
+                                               headers: HTTPHeaders? = nil,
+                                               interceptor: (any RequestInterceptor)? = nil,
+                                               requestModifier: RequestModifier? = nil) -> DataRequest {
         let built = Self.build { () throws -> URLRequest in
-            let request = try URLRequest(url: url, method: method, headers: headers)
+            let request = try makeURLRequest(url, method: method, headers: headers, modifier: requestModifier)
             return try encoder.encode(parameters, into: request)
         }
-        return request(built)
+        return request(built, interceptor: interceptor)
     }
 
     /// Creates a data request from anything that produces a `URLRequest`.
-    public func request(_ urlRequest: URLRequestConvertible) -> DataRequest {
-        request(Self.build { try urlRequest.asURLRequest() })
+    ///
+    /// - Parameters:
+    ///   - urlRequest:  The request.
+    ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    public func request(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+        request(Self.build { try urlRequest.asURLRequest() }, interceptor: interceptor)
     }
 
     /// Builds the spec of a data request: the request (or its error) and the session's defaults.
-    func request(_ built: Result<URLRequest, CurlfireError>) -> DataRequest {
-        var spec = dataSpec(built)
+    func request(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+        var spec = dataSpec(built, interceptor: interceptor)
         spec.cache = cacheSettings
         return DataRequest(core: RequestCore(session: self, spec: spec))
     }
@@ -61,15 +83,39 @@ extension SessionManager {
         }
     }
 
-    func dataSpec(_ built: Result<URLRequest, CurlfireError>) -> Transfer.Spec {
+    /// The spec of a request: its request (or error), the session's adapters, retriers and
+    /// redirect handler, and the request's own interceptor (adapting after the session's
+    /// adapters, asked before the session's retriers, as ``DataTransferRequest/intercept(using:)``).
+    func dataSpec(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Spec {
         var spec = Transfer.Spec(urlRequest: built)
         if case let .success(request) = spec.urlRequest, let body = request.httpBody, !body.isEmpty {
             spec.body = .data(body)
         }
         spec.adapters = sessionAdapters
         spec.retriers = sessionRetriers
+        if let interceptor {
+            spec.adapters.append(interceptor)
+            spec.retriers.insert(interceptor, at: 0)
+        }
         spec.redirectHandler = redirectHandler
         return spec
+    }
+
+    /// A request from a URL (resolved against ``SessionConfiguration/baseURL``), method and headers,
+    /// changed by `modifier`; a non-``CurlfireError``
+    /// the modifier throws becomes ``CurlfireError/createURLRequestFailed(error:)``.
+    func makeURLRequest(_ url: URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+                        modifier: RequestModifier?) throws -> URLRequest {
+        var request = try URLRequest(url: try resolvingBaseURL(url), method: method, headers: headers)
+        guard let modifier else { return request }
+        do {
+            try modifier(&request)
+        } catch let error as CurlfireError {
+            throw error
+        } catch {
+            throw CurlfireError.createURLRequestFailed(error: error)
+        }
+        return request
     }
 
     /// Runs `make`, turning any error into a ``CurlfireError``.
@@ -87,21 +133,27 @@ extension SessionManager {
 // MARK: - Module-level conveniences on `SessionManager.default`
 
 /// Creates a data request on ``SessionManager/default``; see
-/// ``SessionManager/request(_:method:parameters:encoding:headers:)``.
+/// ``SessionManager/request(_:method:parameters:encoding:headers:interceptor:requestModifier:)``.
 public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
-                    encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil) -> DataRequest {
-    SessionManager.default.request(url, method: method, parameters: parameters, encoding: encoding, headers: headers)
+                    encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+                    interceptor: (any RequestInterceptor)? = nil,
+                    requestModifier: SessionManager.RequestModifier? = nil) -> DataRequest {
+    SessionManager.default.request(url, method: method, parameters: parameters, encoding: encoding, headers: headers,
+                                   interceptor: interceptor, requestModifier: requestModifier)
 }
 
 /// Creates a data request with `Encodable` parameters on ``SessionManager/default``; see
-/// ``SessionManager/request(_:method:parameters:encoder:headers:)``.
+/// ``SessionManager/request(_:method:parameters:encoder:headers:interceptor:requestModifier:)``.
 public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                                            encoder: ParameterEncoder = URLEncodedFormParameterEncoder.default,
-                                           headers: HTTPHeaders? = nil) -> DataRequest {
-    SessionManager.default.request(url, method: method, parameters: parameters, encoder: encoder, headers: headers)
+                                           headers: HTTPHeaders? = nil,
+                                           interceptor: (any RequestInterceptor)? = nil,
+                                           requestModifier: SessionManager.RequestModifier? = nil) -> DataRequest {
+    SessionManager.default.request(url, method: method, parameters: parameters, encoder: encoder, headers: headers,
+                                   interceptor: interceptor, requestModifier: requestModifier)
 }
 
 /// Creates a data request from a `URLRequestConvertible` on ``SessionManager/default``.
-public func request(_ urlRequest: URLRequestConvertible) -> DataRequest {
-    SessionManager.default.request(urlRequest)
+public func request(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    SessionManager.default.request(urlRequest, interceptor: interceptor)
 }

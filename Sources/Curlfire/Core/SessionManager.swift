@@ -46,6 +46,14 @@ public final class SessionManager: @unchecked Sendable {
         set { state.withLock { $0.redirectHandler = newValue } }
     }
 
+    /// Adapts and retries every request of the session, as Alamofire 5's `Session.interceptor`:
+    /// it adapts after ``adapter`` and is asked after ``retrier``. `nil` by default. A request's own
+    /// `interceptor:` adapts after it and is asked before it.
+    public var interceptor: (any RequestInterceptor)? {
+        get { state.withLock { $0.interceptor } }
+        set { state.withLock { $0.interceptor = newValue } }
+    }
+
     /// Whether requests start as soon as a response handler is attached (`true`, the default) or
     /// wait for `resume()`.
     public var startRequestsImmediately: Bool {
@@ -58,6 +66,8 @@ public final class SessionManager: @unchecked Sendable {
     public let cookieStore: CookieStore
     /// The monitors given at creation, as one; it also posts the notifications.
     let eventMonitor: CompositeEventMonitor
+    /// The requests that have started and not finished, for ``cancelAllRequests(completingOnQueue:completion:)``.
+    let liveTransfers = LiveTransfers()
 
     /// Creates a session.
     ///
@@ -71,11 +81,13 @@ public final class SessionManager: @unchecked Sendable {
     ///   - cachedResponseHandler:    Decides what the configuration's ``SessionConfiguration/responseCache``
     ///                               stores, for requests that set no handler of their own. `nil` by
     ///                               default: every storable response is stored as it is.
+    ///   - interceptor:              Adapts and retries every request (``interceptor``). `nil` by default.
     public init(configuration: SessionConfiguration = .default,
                 serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
                 callbackQueue: DispatchQueue? = nil,
                 eventMonitors: [any EventMonitor] = [],
-                cachedResponseHandler: (any CachedResponseHandler)? = nil) {
+                cachedResponseHandler: (any CachedResponseHandler)? = nil,
+                interceptor: (any RequestInterceptor)? = nil) {
         self.configuration = configuration
         self.cachedResponseHandler = cachedResponseHandler
         unsafeDefaultHeader = configuration.httpAdditionalHeaders.firstUnsafeHeaderName
@@ -87,6 +99,7 @@ public final class SessionManager: @unchecked Sendable {
                         cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        if let interceptor { state.withLock { $0.interceptor = interceptor } }
     }
 
     /// `CURLOPT_CONNECT_TO` entries from the configuration, made once.
@@ -152,11 +165,19 @@ public final class SessionManager: @unchecked Sendable {
     }
 
 
-    /// Adapters that apply to every request of the session.
-    var sessionAdapters: [any RequestAdapter] { adapter.map { [$0] } ?? [] }
+    /// Adapters that apply to every request of the session: ``adapter``, then ``interceptor``.
+    var sessionAdapters: [any RequestAdapter] {
+        state.withLock { values in
+            [values.adapter, values.interceptor.map { $0 as any RequestAdapter }].compactMap { $0 }
+        }
+    }
 
-    /// Retriers that apply to every request of the session.
-    var sessionRetriers: [any RequestRetrier] { retrier.map { [$0] } ?? [] }
+    /// Retriers that apply to every request of the session: ``retrier``, then ``interceptor``.
+    var sessionRetriers: [any RequestRetrier] {
+        state.withLock { values in
+            [values.retrier, values.interceptor.map { $0 as any RequestRetrier }].compactMap { $0 }
+        }
+    }
 }
 
 /// The session's mutable settings, behind a lock.
@@ -164,6 +185,7 @@ final class SessionState: @unchecked Sendable {
     struct Values {
         var adapter: RequestAdapter?
         var retrier: RequestRetrier?
+        var interceptor: (any RequestInterceptor)?
         var redirectHandler: RedirectHandler?
         var startRequestsImmediately = true
         /// The trust bridge per host (`.some(nil)`: libcurl's default verification), fixed at first use.

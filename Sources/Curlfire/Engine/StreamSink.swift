@@ -8,7 +8,8 @@ protocol BackPressureSink: ResponseSink {
 }
 
 /// The sink of a stream request's attempt: hands each chunk to the stream's consumers (engine thread).
-final class StreamSink: BackPressureSink {
+/// parity: it also hands the response head to the buffer before the first chunk, for `validate()`.
+final class StreamSink: BackPressureSink, ResponseHeadObserver {
     private let buffer: StreamBuffer
     private var written: Int64 = 0
     private var pauseRequested = false
@@ -26,6 +27,11 @@ final class StreamSink: BackPressureSink {
     }
 
     func shouldPauseAfterWrite() -> Bool { pauseRequested }
+
+    // parity: the head, kept for the consumers' validators (StreamRequest+Validation.swift).
+    func responseHeadDidComplete(_ head: ResponseHead) { buffer.headDidComplete(head) }
+
+    var bytesBeforeBody: Int64 { 0 }
 }
 
 /// A consumer of a stream's chunks: a closure on a queue, or an async iterator.
@@ -54,6 +60,20 @@ final class StreamBuffer: @unchecked Sendable {
     init(highWater: Int) { self.highWater = max(highWater, 1) }
 
     func add(_ consumer: any StreamConsumer) { lock.withLock { consumers.append(consumer) } }
+
+    /// parity: the latest response head (engine thread), made into an `HTTPURLResponse` only when a
+    /// consumer's validators read ``response``.
+    private var head: LazyResponse?
+
+    /// parity: keeps a completed response head (engine thread: cheap, nothing is built here).
+    func headDidComplete(_ head: ResponseHead) {
+        guard let url = transfer?.request?.url else { return }
+        let lazy = LazyResponse(head: head, url: url)
+        lock.withLock { self.head = lazy }
+    }
+
+    /// parity: the response whose body is streaming, once its head is complete.
+    var response: HTTPURLResponse? { lock.withLock { head }?.response }
 
     /// Hands a chunk to every consumer; returns whether the attempt should pause.
     func deliver(_ chunk: Data) -> Bool {

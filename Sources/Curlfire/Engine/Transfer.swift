@@ -22,6 +22,9 @@ struct TransferOutcome: @unchecked Sendable {
     var uploadedBodyBytes: Int64 = 0
     /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
     var cacheStatus: CacheStatus = .network
+    /// parity: a cancelled download drops its partial file and gives no resume data
+    /// (`DownloadRequest.cancel(createResumeData: false)`); read by the download's `finishOutcome`.
+    var discardsResumeData = false
 }
 
 /// The network transfer shared by every copy of one request value.
@@ -120,6 +123,20 @@ final class Transfer: @unchecked Sendable {
     /// The outcome once the transfer has finished (a download's resume data after `cancel()`).
     var finishedOutcome: TransferOutcome? { lock.withLock { finalOutcome } }
 
+    // MARK: - Parity additions (issue 14; read by Core, no effect on the lifecycle)
+
+    /// parity: set before `cancel()` by `DownloadRequest.cancel(createResumeData: false)`; copied
+    /// into the outcome by `complete(_:)`.
+    let resumeDataDiscarded = Atomic<Bool>(false)
+    /// parity: `Request.id`, the same for every copy of a request value and across retries.
+    let id = UUID()
+    /// parity: whether `cancel()` ended the request (for `Request.state`); under `lock`.
+    private var cancelledByUser = false
+    /// parity: `Request.state`, read from the state machine.
+    var publicState: RequestState {
+        lock.withLock { RequestState(machine.state, isSuspended: machine.isSuspended, cancelledByUser: cancelledByUser) }
+    }
+
     // MARK: - Handlers
 
     /// Adds a handler, run once with the outcome after the handlers attached before it.
@@ -188,6 +205,7 @@ final class Transfer: @unchecked Sendable {
     func start() {
         let action = lock.withLock { machine.start() }
         guard action != .none else { return }
+        session.liveTransfers.insert(self) // parity: cancelAllRequests()
         emitStarted() // lifecycle: created + resumed events
         perform(action)
     }
@@ -197,7 +215,10 @@ final class Transfer: @unchecked Sendable {
     func cancel() {
         let action: RequestStateMachine.Action = lock.withLock {
             let action = machine.cancel()
-            if action != .none { cancelFlag.store(true, ordering: .relaxed) }
+            if action != .none {
+                cancelFlag.store(true, ordering: .relaxed)
+                cancelledByUser = true // parity: Request.state
+            }
             return action
         }
         guard action != .none else { return }
@@ -220,6 +241,7 @@ final class Transfer: @unchecked Sendable {
         }
         if wasIdle {
             if action != .none {
+                session.liveTransfers.insert(self) // parity: cancelAllRequests()
                 emitStarted()
                 perform(action)
             }
@@ -413,7 +435,10 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Completes the transfer: no more attempts; handlers run.
-    func complete(_ outcome: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
+    func complete(_ finished: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
+        var marked = finished
+        marked.discardsResumeData = resumeDataDiscarded.load(ordering: .relaxed) // parity
+        let outcome = marked
         removeTemporaryBody()
         if let cache = spec.cache { // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread
             return DispatchQueue.global().async { self.completeWithCache(outcome, cache) }
@@ -429,6 +454,7 @@ final class Transfer: @unchecked Sendable {
 
     func publish(_ outcome: TransferOutcome) { // cache: internal for Transfer+Cache.swift
         emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
+        session.liveTransfers.remove(self) // parity: cancelAllRequests()
         lock.lock()
         finalOutcome = outcome
         // No report follows; a closure that captures its own request (`request.downloadProgress {

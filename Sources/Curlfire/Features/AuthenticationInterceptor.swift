@@ -49,7 +49,7 @@ public enum AuthenticationError: Error, Sendable {
 /// same time, ``Authenticator/refresh(_:for:completion:)`` runs once; the others wait, then go out
 /// with the new credential. More than ``RefreshWindow/maximumAttempts`` refreshes within
 /// ``RefreshWindow/interval`` fail with ``AuthenticationError/excessiveRefresh`` instead of looping.
-public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: RequestAdapter, RequestRetrier,
+public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: RequestInterceptor,
     @unchecked Sendable {
     /// The credential type.
     public typealias Credential = AuthenticatorType.Credential

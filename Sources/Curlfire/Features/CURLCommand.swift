@@ -7,6 +7,8 @@ struct CURLCommand {
     let body: UploadBody
     let credential: (user: String, password: String)?
     let configuration: SessionConfiguration
+    /// The session's cookies for the request's URL, written as `-b 'name=value; …'`.
+    var cookies: [HTTPCookie] = []
 
     /// The command; secrets are replaced by `***` when `redacted`.
     func text(redacted: Bool) -> String {
@@ -31,6 +33,10 @@ struct CURLCommand {
             }
             let value = redacted && CredentialRedaction.isSensitive(header: header.name) ? "***" : header.value
             parts.append("-H \(quote("\(header.name): \(value)"))")
+        }
+        if !cookies.isEmpty {
+            let pairs = cookies.map { "\($0.name)=\(redacted ? "***" : $0.value)" }
+            parts.append("-b \(quote(pairs.joined(separator: "; ")))")
         }
         switch body {
         case .none: break

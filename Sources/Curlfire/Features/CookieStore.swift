@@ -27,10 +27,28 @@ public final class CookieStore: Sendable {
 
     /// The cookies that would be sent to `url` (domain, path and `Secure` matched).
     public func cookies(for url: URL) async -> [HTTPCookie] {
+        Self.matching(await cookies(), url: url)
+    }
+
+    /// The cookies that would be sent to `url`, read synchronously for a request's `curl` command
+    /// line: waits up to `timeout` seconds for the engine thread. Empty when the store is disabled,
+    /// when called on the engine thread itself, or when the engine does not answer in time.
+    func cookiesWaiting(for url: URL, timeout: TimeInterval = 1) -> [HTTPCookie] {
+        guard isEnabled, Thread.current.name != "curlfire-engine" else { return [] }
+        let answer = WaitedLines()
+        let accepted = engine.enqueue(.withShareHandle { easy in
+            answer.set(easy.map(Self.cookieLines(of:)) ?? [])
+        })
+        guard accepted, let lines = answer.wait(timeout: timeout) else { return [] }
+        return Self.matching(lines.compactMap(CookieLine.cookie(fromNetscapeLine:)), url: url)
+    }
+
+    /// The cookies of `cookies` that libcurl sends to `url` (domain, path, `Secure`, expiry).
+    static func matching(_ cookies: [HTTPCookie], url: URL) -> [HTTPCookie] {
         let host = url.host?.lowercased() ?? ""
         let path = url.path.isEmpty ? "/" : url.path
         let secure = url.scheme?.lowercased() == "https"
-        return await cookies().filter { cookie in
+        return cookies.filter { cookie in
             let domain = cookie.domain.lowercased()
             let hostMatches = host == domain || (domain.hasPrefix(".") && (host.hasSuffix(domain) || "." + host == domain))
             let expired = cookie.expiresDate.map { $0 < Date() } ?? false
@@ -68,19 +86,22 @@ public final class CookieStore: Sendable {
     /// libcurl's cookie list, one Netscape line per cookie.
     private func lines() async -> [String] {
         guard isEnabled else { return [] }
-        return await onEngine { easy -> [String] in
-            var raw: UnsafeMutableRawPointer?
-            guard cfcurl_easy_getinfo_ptr(easy, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
-            let list = raw.assumingMemoryBound(to: curl_slist.self)
-            var result: [String] = []
-            var node: UnsafeMutablePointer<curl_slist>? = list
-            while let current = node {
-                if let data = current.pointee.data { result.append(String(cString: data)) }
-                node = current.pointee.next
-            }
-            curl_slist_free_all(list)
-            return result
-        } ?? []
+        return await onEngine(Self.cookieLines(of:)) ?? []
+    }
+
+    /// libcurl's cookie list read through an easy handle attached to the share handle (engine thread).
+    private static func cookieLines(of easy: UnsafeMutableRawPointer) -> [String] {
+        var raw: UnsafeMutableRawPointer?
+        guard cfcurl_easy_getinfo_ptr(easy, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
+        let list = raw.assumingMemoryBound(to: curl_slist.self)
+        var result: [String] = []
+        var node: UnsafeMutablePointer<curl_slist>? = list
+        while let current = node {
+            if let data = current.pointee.data { result.append(String(cString: data)) }
+            node = current.pointee.next
+        }
+        curl_slist_free_all(list)
+        return result
     }
 
     /// Hands each entry to `CURLOPT_COOKIELIST` (a Netscape line, a `Set-Cookie:` line, or a command).
@@ -132,5 +153,23 @@ enum CookieLine {
         }
         if httpOnly { properties[HTTPCookiePropertyKey("HttpOnly")] = "TRUE" }
         return HTTPCookie(properties: properties)
+    }
+}
+
+/// The engine thread's answer to a synchronous cookie read, handed over once.
+private final class WaitedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private let ready = DispatchSemaphore(value: 0)
+    private var lines: [String] = []
+
+    func set(_ value: [String]) {
+        lock.withLock { lines = value }
+        ready.signal()
+    }
+
+    /// The lines, or `nil` when they did not arrive within `timeout` seconds.
+    func wait(timeout: TimeInterval) -> [String]? {
+        guard ready.wait(timeout: .now() + timeout) == .success else { return nil }
+        return lock.withLock { lines }
     }
 }

@@ -10,34 +10,45 @@ import Glibc
 /// systems the bytes are copied into a hidden file beside the destination, which then takes the
 /// destination's name the same way, and the source is removed last. On failure the source is left
 /// where it was.
+///
+/// A failure throws the file system's own error — a `POSIXError` with the `errno` of the failing
+/// call (`EEXIST` for an occupied destination, `ENOENT` for a missing directory, `EISDIR`, …), or
+/// the error `FileManager` threw while creating directories — which
+/// ``CurlfireError/downloadedFileMoveFailed(error:source:destination:)`` carries.
 enum DownloadFileMover {
-    /// Why a move failed, as text for ``CurlfireError/downloadedFileMoveFailed(error:source:destination:)``.
-    struct Failure: Error, Equatable {
-        let message: String
-    }
-
     /// Moves `source` to `destination` as `options` allow.
-    static func move(_ source: URL, to destination: URL, options: DownloadRequest.DownloadOptions) throws(Failure) {
-        guard destination.isFileURL else { throw Failure(message: "\(destination) is not a file URL") }
+    static func move(_ source: URL, to destination: URL, options: DownloadRequest.DownloadOptions) throws {
+        guard destination.isFileURL else { throw posixError(EINVAL) }
         let replace = options.contains(.removePreviousFile)
         if options.contains(.createIntermediateDirectories) {
-            do {
-                try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
-                                                        withIntermediateDirectories: true)
-            } catch {
-                throw Failure(message: "creating \(destination.deletingLastPathComponent().path) failed: \(error)")
-            }
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
         }
-        if replace, isDirectory(destination.path) {
-            throw Failure(message: "\(destination.path) is a directory; removePreviousFile replaces files only")
-        }
+        if replace, isDirectory(destination.path) { throw posixError(EISDIR) }
         switch place(source.path, at: destination.path, replace: replace) {
         case 0:
             return
         case EXDEV:
             try copyAcross(source, to: destination, replace: replace)
         case let code:
-            throw Failure(message: describe(code, destination: destination.path))
+            throw posixError(code)
+        }
+    }
+
+    /// `errno` as a `POSIXError` (`EIO` for a code Foundation does not know).
+    static func posixError(_ code: Int32) -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+    }
+
+    /// A sentence for a move failure's error, with a hint for the two a caller can fix by an option.
+    static func describe(_ error: Error) -> String {
+        guard let posix = error as? POSIXError else { return "\(error)" }
+        let text = String(cString: strerror(posix.code.rawValue))
+        switch posix.code {
+        case .EEXIST: return "\(text) (the destination already exists: use .removePreviousFile to replace it)"
+        case .ENOENT: return "\(text) (no such directory: use .createIntermediateDirectories to create it)"
+        case .EISDIR: return "\(text) (removePreviousFile replaces files only)"
+        default: return text
         }
     }
 
@@ -55,28 +66,29 @@ enum DownloadFileMover {
         return rename(source, destination) == 0 ? 0 : errno
     }
 
-    private static func copyAcross(_ source: URL, to destination: URL, replace: Bool) throws(Failure) {
+    private static func copyAcross(_ source: URL, to destination: URL, replace: Bool) throws {
         let staging = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).curlfire-\(UUID().uuidString).partial")
-        if let message = copy(source.path, to: staging.path) {
+        let copied = copy(source.path, to: staging.path)
+        if copied != 0 {
             unlink(staging.path)
-            throw Failure(message: message)
+            throw posixError(copied)
         }
         let code = place(staging.path, at: destination.path, replace: replace)
         guard code == 0 else {
             unlink(staging.path)
-            throw Failure(message: describe(code, destination: destination.path))
+            throw posixError(code)
         }
         unlink(source.path)
     }
 
-    /// Copies a file's bytes in 1 MiB chunks; returns an error message or `nil`.
-    private static func copy(_ source: String, to target: String) -> String? {
+    /// Copies a file's bytes in 1 MiB chunks; returns 0 or the failing call's `errno`.
+    private static func copy(_ source: String, to target: String) -> Int32 {
         let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { return "opening \(source) failed: \(String(cString: strerror(errno)))" }
+        guard input >= 0 else { return errno }
         defer { close(input) }
         let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard output >= 0 else { return "creating \(target) failed: \(String(cString: strerror(errno)))" }
+        guard output >= 0 else { return errno }
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }
@@ -85,30 +97,24 @@ enum DownloadFileMover {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
+                let code = errno
                 close(output)
-                return "reading \(source) failed: \(String(cString: strerror(errno)))"
+                return code
             }
             var done = 0
             while done < count {
                 let wrote = write(output, buffer + done, count - done)
                 if wrote < 0 {
                     if errno == EINTR { continue }
+                    let code = errno
                     close(output)
-                    return "writing \(target) failed: \(String(cString: strerror(errno)))"
+                    return code
                 }
                 done += wrote
             }
         }
-        guard close(output) == 0 else { return "closing \(target) failed: \(String(cString: strerror(errno)))" }
-        return nil
-    }
-
-    private static func describe(_ code: Int32, destination: String) -> String {
-        if code == EEXIST { return "\(destination) already exists (use .removePreviousFile to replace it)" }
-        if code == ENOENT {
-            return "no such directory for \(destination) (use .createIntermediateDirectories to create it)"
-        }
-        return String(cString: strerror(code))
+        guard close(output) == 0 else { return errno }
+        return 0
     }
 
     private static func exists(_ path: String) -> Bool {

@@ -1,14 +1,15 @@
 import Foundation
 import FoundationNetworking
 
-/// A ``RequestRetrier`` with a retry limit and exponential backoff.
+/// A ``RequestRetrier`` with a retry limit and exponential backoff; a ``RequestInterceptor`` (adapting
+/// nothing) so it can be given as `interceptor:`, as in Alamofire 5.
 ///
 /// Retries an attempt when the request's method is retryable (idempotent methods by default —
 /// never `POST` or `PATCH` unless listed) and either its status code is retryable (408, 500, 502,
 /// 503, 504 by default) or it failed with a retryable transport cause (timed out, connection lost,
 /// cannot connect, cannot resolve host by default). The delay before retry *n* (counting from 0)
 /// is `exponentialBackoffScale × exponentialBackoffBase^n` seconds.
-public struct RetryPolicy: RequestRetrier {
+public struct RetryPolicy: RequestInterceptor {
     /// The default number of retries: 2.
     public static let defaultRetryLimit = 2
     /// The default backoff base: 2.

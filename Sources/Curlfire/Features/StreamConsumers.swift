@@ -2,19 +2,23 @@ import Foundation
 import FoundationNetworking
 
 /// Delivers chunks to a closure on a queue; a chunk is consumed when the closure returns.
+/// Its validators run on the queue before the first chunk; a failure drops every chunk and ends
+/// the stream with the validation error.
 final class ClosureStreamConsumer: StreamConsumer, @unchecked Sendable {
     private let queue: DispatchQueue
     private weak var buffer: StreamBuffer?
     private let cancel: @Sendable () -> Void
     private let closure: @Sendable (StreamRequest.Stream) -> Void
+    private let validation: StreamValidation
     private let lock = NSLock()
     private var pending = 0
 
     init(queue: DispatchQueue, buffer: StreamBuffer, cancel: @escaping @Sendable () -> Void,
-         closure: @escaping @Sendable (StreamRequest.Stream) -> Void) {
+         validation: StreamValidation, closure: @escaping @Sendable (StreamRequest.Stream) -> Void) {
         self.queue = queue
         self.buffer = buffer
         self.cancel = cancel
+        self.validation = validation
         self.closure = closure
     }
 
@@ -23,20 +27,25 @@ final class ClosureStreamConsumer: StreamConsumer, @unchecked Sendable {
     func enqueue(_ chunk: Data) {
         lock.withLock { pending += chunk.count }
         queue.async { [self] in
-            closure(StreamRequest.Stream(event: .stream(chunk), cancel: cancel))
+            if validation.check(buffer?.response) == nil {
+                closure(StreamRequest.Stream(event: .stream(chunk), cancel: cancel))
+            }
             lock.withLock { pending -= chunk.count }
             buffer?.consumerDidConsume()
         }
     }
 
     func finish(_ completion: StreamRequest.Completion) {
-        queue.async { [self] in closure(StreamRequest.Stream(event: .complete(completion), cancel: cancel)) }
+        queue.async { [self] in
+            closure(StreamRequest.Stream(event: .complete(validation.finished(completion)), cancel: cancel))
+        }
     }
 }
 
 /// Holds chunks for an async iterator; a chunk is consumed when `next()` returns it.
 final class AsyncStreamConsumer: StreamConsumer, @unchecked Sendable {
     private weak var buffer: StreamBuffer?
+    private let validation: StreamValidation
     private let lock = NSLock()
     private var chunks: [Data] = []
     private var head = 0
@@ -45,7 +54,10 @@ final class AsyncStreamConsumer: StreamConsumer, @unchecked Sendable {
     private var waiter: CheckedContinuation<Void, Never>?
     private var completionWaiters: [CheckedContinuation<StreamRequest.Completion, Never>] = []
 
-    init(buffer: StreamBuffer) { self.buffer = buffer }
+    init(buffer: StreamBuffer, validation: StreamValidation) {
+        self.buffer = buffer
+        self.validation = validation
+    }
 
     var pendingBytes: Int { lock.withLock { pending } }
     var isFinished: Bool { lock.withLock { completion != nil } }
@@ -69,7 +81,10 @@ final class AsyncStreamConsumer: StreamConsumer, @unchecked Sendable {
         completionWaiters.removeAll()
         lock.unlock()
         waiting?.resume()
-        completionWaiting.forEach { $0.resume(returning: completion) }
+        if !completionWaiting.isEmpty {
+            let validated = validation.finished(completion)
+            completionWaiting.forEach { $0.resume(returning: validated) }
+        }
     }
 
     private enum Take {
@@ -114,9 +129,11 @@ final class AsyncStreamConsumer: StreamConsumer, @unchecked Sendable {
             switch take() {
             case let .chunk(chunk):
                 buffer?.consumerDidConsume()
+                // A failed validation ends the stream before its first chunk.
+                if let error = validation.check(buffer?.response) { throw error }
                 return chunk
             case let .end(completion):
-                if let error = completion.error { throw error }
+                if let error = validation.finished(completion).error { throw error }
                 return nil
             case .wait:
                 await withCheckedContinuation { park($0) }
@@ -128,7 +145,7 @@ final class AsyncStreamConsumer: StreamConsumer, @unchecked Sendable {
         lock.lock()
         if let completion {
             lock.unlock()
-            continuation.resume(returning: completion)
+            continuation.resume(returning: validation.finished(completion))
         } else {
             completionWaiters.append(continuation)
             lock.unlock()
@@ -171,6 +188,9 @@ public struct DataStream: AsyncSequence, Sendable {
     /// Iterates the chunks.
     public struct Iterator: AsyncIteratorProtocol {
         fileprivate let guardian: IterationGuardian
+
+        /// Cancels the transfer (a typed stream that stops at a line it cannot decode).
+        func cancelTransfer() { guardian.transfer.cancel() }
 
         /// The next chunk, `nil` at the end; throws the transfer's error.
         public mutating func next() async throws -> Data? {

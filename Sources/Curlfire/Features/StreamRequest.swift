@@ -12,6 +12,8 @@ import FoundationNetworking
 public struct StreamRequest: Request {
     let core: RequestCore
     let buffer: StreamBuffer
+    /// Validators captured by each consumer when it is attached (StreamRequest+Validation.swift).
+    var validators: [StreamValidator] = []
 
     init(core: RequestCore, buffer: StreamBuffer) {
         self.core = core
@@ -24,6 +26,10 @@ public struct StreamRequest: Request {
     public var response: HTTPURLResponse? { core.transfer.response }
     /// Always 0: streams are not retried.
     public var retryCount: Int { core.transfer.retryCount }
+    /// The request's identity: the same for every copy of the value.
+    public var id: UUID { core.transfer.id }
+    /// Where the request is in its life: `.initialized`, `.resumed`, `.suspended`, `.cancelled`, `.finished`.
+    public var state: RequestState { core.transfer.publicState }
     /// `"GET https://host/path (200)"`.
     public var description: String { core.description }
     /// The request as a runnable `curl` command line (credentials redacted).
@@ -83,7 +89,8 @@ public struct StreamRequest: Request {
     public func responseStream(queue: DispatchQueue? = nil, stream: @escaping @Sendable (Stream) -> Void) -> Self {
         let transfer = core.transfer
         let consumer = ClosureStreamConsumer(queue: queue ?? core.session.callbackQueue, buffer: buffer,
-                                             cancel: { transfer.cancel() }, closure: stream)
+                                             cancel: { transfer.cancel() }, validation: makeValidation(),
+                                             closure: stream)
         buffer.add(consumer)
         // Inline: the consumer only dispatches the completion to its queue.
         transfer.addHandler(start: core.session.startRequestsImmediately, queue: nil) { outcome in
@@ -96,11 +103,17 @@ public struct StreamRequest: Request {
     /// error. Starts the request. Cancelling the iterating task, or abandoning the iteration before
     /// the end, cancels the transfer. A chunk counts as consumed when the iterator returns it.
     public func streamingData() -> DataStream {
-        let consumer = AsyncStreamConsumer(buffer: buffer)
+        let consumer = AsyncStreamConsumer(buffer: buffer, validation: makeValidation())
         buffer.add(consumer)
         // Inline: the consumer only resumes its waiters.
         core.transfer.addHandler(start: true, queue: nil) { outcome in consumer.finish(Self.completion(outcome)) }
         return DataStream(consumer: consumer, transfer: core.transfer)
+    }
+
+    /// The validators of this value, for one consumer.
+    func makeValidation() -> StreamValidation {
+        let transfer = core.transfer
+        return StreamValidation(validators: validators, request: { transfer.request }, cancel: { transfer.cancel() })
     }
 
     static func completion(_ outcome: TransferOutcome) -> Completion {
@@ -124,7 +137,7 @@ extension SessionManager {
                               encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                               maximumBufferedBytes: Int = 1 << 20) -> StreamRequest {
         let built = Self.build { () throws -> URLRequest in
-            try encoding.encode(try URLRequest(url: url, method: method, headers: headers), with: parameters)
+            try encoding.encode(try makeURLRequest(url, method: method, headers: headers, modifier: nil), with: parameters)
         }
         return streamRequest(built, maximumBufferedBytes: maximumBufferedBytes)
     }

@@ -56,21 +56,27 @@ public enum ResponseSerialization {
         (error as? CurlfireError) ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
     }
 
-    /// The body as `Data`; an empty body succeeds only where ``emptyBodyAllowed(request:response:)``.
+    /// The body as `Data`, as in Alamofire 4: an empty body is `Data()` (whatever the status); no
+    /// body at all fails with ``CurlfireError/ResponseSerializationFailureReason/inputDataNil``,
+    /// except where ``emptyBodyAllowed(request:response:)``.
     public static func serializeData(request: URLRequest?, response: HTTPURLResponse?, data: Data?,
                                      error: Error?) -> Result<Data, CurlfireError> {
         if let error { return .failure(wrap(error)) }
         if emptyBodyAllowed(request: request, response: response) { return .success(data ?? Data()) }
-        guard let data, !data.isEmpty else { return .failure(.responseSerializationFailed(reason: .inputDataNilOrZeroLength)) }
+        guard let data else { return .failure(.responseSerializationFailed(reason: .inputDataNil)) }
         return .success(data)
     }
 
     /// The body as a `String`: in `encoding` if given, else the response's charset, else ISO-8859-1.
+    /// An empty body is `""` (as in Alamofire 4); no body at all fails with
+    /// ``CurlfireError/ResponseSerializationFailureReason/inputDataNil``, except where
+    /// ``emptyBodyAllowed(request:response:)``.
     public static func serializeString(encoding: String.Encoding?, request: URLRequest?, response: HTTPURLResponse?,
                                        data: Data?, error: Error?) -> Result<String, CurlfireError> {
         if let error { return .failure(wrap(error)) }
         if emptyBodyAllowed(request: request, response: response), data?.isEmpty ?? true { return .success("") }
-        guard let data, !data.isEmpty else { return .failure(.responseSerializationFailed(reason: .inputDataNilOrZeroLength)) }
+        guard let data else { return .failure(.responseSerializationFailed(reason: .inputDataNil)) }
+        if data.isEmpty { return .success("") }
         let chosen = encoding
             ?? response.flatMap { Charset.encoding(fromContentType: $0.value(forHTTPHeaderField: "Content-Type")) }
             ?? .isoLatin1

@@ -18,18 +18,36 @@ final class SerializationTests: XCTestCase {
         return nil
     }
 
-    func testThatEmpty200IsInputDataNilOrZeroLengthForEverySerializer() {
+    func testThatAnEmpty200IsEmptyDataAndStringButFailsJSONPlistAndDecodable() throws {
+        // Given: an empty 200 body of a GET
         let r = response(200)
         let get = request("GET")
+        // Then: Data and String succeed as in Alamofire 4
+        XCTAssertEqual(try ResponseSerialization.serializeData(request: get, response: r, data: Data(), error: nil).get(), Data())
+        XCTAssertEqual(try ResponseSerialization.serializeString(encoding: nil, request: get, response: r, data: Data(),
+                                                                 error: nil).get(), "")
+        // and the parsing serializers fail with the zero-length reason
         let results: [CurlfireError.ResponseSerializationFailureReason?] = [
-            serializationReason(ResponseSerialization.serializeData(request: get, response: r, data: Data(), error: nil)),
-            serializationReason(ResponseSerialization.serializeString(encoding: nil, request: get, response: r, data: nil, error: nil)),
             serializationReason(ResponseSerialization.serializeJSON(options: [], request: get, response: r, data: Data(), error: nil)),
+            serializationReason(ResponseSerialization.serializePropertyList(options: [], request: get, response: r, data: Data(),
+                                                                            error: nil)),
             serializationReason(ResponseSerialization.serializeDecodable([Int].self, decoder: JSONDecoder(), request: get,
                                                                          response: r, data: Data(), error: nil)),
         ]
         for reason in results {
             guard case .inputDataNilOrZeroLength? = reason else { return XCTFail("\(String(describing: reason))") }
+        }
+    }
+
+    func testThatNoDataAtAllIsInputDataNilForDataAndString() {
+        let r = response(200)
+        let get = request("GET")
+        let results: [CurlfireError.ResponseSerializationFailureReason?] = [
+            serializationReason(ResponseSerialization.serializeData(request: get, response: r, data: nil, error: nil)),
+            serializationReason(ResponseSerialization.serializeString(encoding: nil, request: get, response: r, data: nil, error: nil)),
+        ]
+        for reason in results {
+            guard case .inputDataNil? = reason else { return XCTFail("\(String(describing: reason))") }
         }
     }
 

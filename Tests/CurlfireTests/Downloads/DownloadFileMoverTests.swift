@@ -35,7 +35,7 @@ final class DownloadFileMoverTests: XCTestCase {
         let to = directory.appendingPathComponent("taken.txt")
         try Data("old".utf8).write(to: to)
         XCTAssertThrowsError(try DownloadFileMover.move(from, to: to, options: [])) { error in
-            XCTAssertTrue((error as? DownloadFileMover.Failure)?.message.contains("already exists") ?? false, "\(error)")
+            XCTAssertEqual((error as? POSIXError)?.code, .EEXIST, "the file system's own error: \(error)")
         }
         XCTAssertEqual(text(to), "old")
         XCTAssertEqual(text(from), "new", "the source stays when the move fails")
