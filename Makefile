@@ -9,8 +9,10 @@
 #   make stop-servers  stop them
 #   make check-servers check every server's TLS behaviour with the curl CLI
 #   make pki           generate Tests/Fixtures/pki (scripts/make-test-pki.sh)
-#   make clean         stop the servers, remove $(STATE_DIR) and SwiftPM build products
-#   make distclean     clean, plus .venv and the generated PKI
+#   make clean         stop the servers, remove $(STATE_DIR), the SwiftPM build products and every
+#                      other scratch path (.build-tsan, .build-asan, .build-fuzz, .build-openapi,
+#                      .testservers-bench)
+#   make distclean     clean, plus .build, .venv and the generated PKI
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -24,25 +26,15 @@ STATE_DIR ?= .testservers
 PKI_DIR := Tests/Fixtures/pki
 SERVERS := $(PYTHON) scripts/test-servers.py
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev nginx-light pkg-config python3-venv openssl
-SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
 
 deps: system-deps venv pki
 
-# dpkg first: a second run installs nothing and never touches the network. nginx counts as present
-# when any nginx package already provides /usr/sbin/nginx.
+# Only the missing packages (dpkg first: a second run installs nothing and never touches the
+# network), as root or through sudo, without starting any service (scripts/install-system-deps.sh).
 system-deps:
-	@missing=""; \
-	for pkg in $(APT_PACKAGES); do \
-	    if [ "$$pkg" = nginx-light ] && [ -x /usr/sbin/nginx ]; then continue; fi; \
-	    dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$pkg"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	    echo "installing:$$missing"; \
-	    $(SUDO) apt-get update; \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
-	fi
+	@scripts/install-system-deps.sh $(APT_PACKAGES)
 
 venv:
 	@$(SERVERS) ensure-venv >/dev/null
@@ -77,12 +69,16 @@ stop-servers:
 check-servers: servers
 	$(SERVERS) selfcheck --state-dir $(STATE_DIR)
 
+# Every scratch path a target here writes: sanitizers, fuzzing, the OpenAPI generator, bench servers.
+SCRATCH_DIRS := .build-tsan .build-asan .build-fuzz .build-openapi .testservers-bench
+
 clean: stop-servers
-	rm -rf $(STATE_DIR)
+	if [ -d .testservers-bench ]; then $(SERVERS) stop --state-dir .testservers-bench || true; fi
+	rm -rf $(STATE_DIR) $(SCRATCH_DIRS)
 	$(SWIFT) package clean
 
 distclean: clean
-	rm -rf .venv $(PKI_DIR)
+	rm -rf .build Benchmarks/.build .venv $(PKI_DIR)
 
 # Benchmarks (docs/Performance.md): their own package under Benchmarks/, so AsyncHTTPClient never
 # enters the library's graph. `make bench-build` only builds it (release, as `make bench` runs it);
