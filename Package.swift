@@ -11,10 +11,14 @@ let package = Package(
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
         .executable(name: "curlfire", targets: ["CurlfireCLI"]),
+        // Ecosystem integrations: each its own product and target, on Curlfire's public API and one
+        // ecosystem package; the `Curlfire` target never imports them (docs/Integrations.md).
+        .library(name: "CurlfireHTTPTypes", targets: ["CurlfireHTTPTypes"]),
     ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -87,6 +91,18 @@ let package = Package(
         .testTarget(
             name: "CurlfireCLITests",
             dependencies: ["CurlfireCLIKit", "CurlfireCLI", "CurlfireTestSupport"]
+        ),
+        // MARK: Ecosystem integrations (their tests share the integration tests' TestServers.swift
+        // through a symbolic link in each Support folder).
+        .target(
+            name: "CurlfireHTTPTypes",
+            dependencies: ["Curlfire",
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "HTTPTypesFoundation", package: "swift-http-types")]
+        ),
+        .testTarget(
+            name: "CurlfireHTTPTypesTests",
+            dependencies: ["Curlfire", "CurlfireHTTPTypes", "CurlfireTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
