@@ -39,6 +39,8 @@ extension DataTransferRequest {
     public var response: HTTPURLResponse? { _dataRequest.core.transfer.response }
     /// How many times the request was retried.
     public var retryCount: Int { _dataRequest.core.transfer.retryCount }
+    /// Identifies the transfer shared by this value's copies (see ``Request/id``).
+    public var id: ObjectIdentifier { _dataRequest.core.id }
     /// The session that runs the request.
     public var session: SessionManager { _dataRequest.core.session }
 

@@ -50,6 +50,8 @@ public struct DownloadRequest: Request {
     public var response: HTTPURLResponse? { core.transfer.response }
     /// How many times the request was retried.
     public var retryCount: Int { core.transfer.retryCount }
+    /// Identifies the transfer shared by this value's copies (see ``Request/id``).
+    public var id: ObjectIdentifier { core.id }
     /// The session that runs the request.
     public var session: SessionManager { core.session }
 

@@ -13,6 +13,13 @@ public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringCon
     var response: HTTPURLResponse? { get }
     /// How many times the request was retried.
     var retryCount: Int { get }
+    /// Identifies the transfer this value shares with its copies, with the value every event
+    /// monitor and ``RequestAdapter/adapt(_:for:session:completion:)`` receive for it, and with
+    /// `self` after chain methods that attach handlers or validators. A modifier that changes what
+    /// is sent makes a new transfer, so a new `id`. Unique among the requests alive at one time:
+    /// a monitor can key what it keeps per request on it from
+    /// ``EventMonitor/requestWasCreated(_:)`` to ``EventMonitor/requestDidFinish(_:)``.
+    var id: ObjectIdentifier { get }
     /// Cancels the transfer; handlers receive ``CurlfireError/explicitlyCancelled``.
     @discardableResult func cancel() -> Self
     /// Pauses the transfer until `resume()`.
@@ -27,11 +34,26 @@ struct RequestCore: Sendable {
     let spec: Transfer.Spec
     let transfer: Transfer
 
+    /// A core with a new transfer. Its adapters are bound to it (so they can be given the request
+    /// they adapt), and the session's monitors see the new request at once, on this thread.
     init(session: SessionManager, spec: Transfer.Spec) {
         self.session = session
+        var spec = spec
+        let binding = AdapterBinding()
+        spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
         self.spec = spec
-        transfer = Transfer(session: session, spec: spec)
+        let transfer = Transfer(session: session, spec: spec)
+        self.transfer = transfer
+        binding.bind(transfer)
+        let monitors = session.eventMonitor
+        if !monitors.isEmpty {
+            let request = transfer.requestValue
+            monitors.sendInline { $0.requestWasCreated(request) }
+        }
     }
+
+    /// The identity of the transfer (``Request/id``).
+    var id: ObjectIdentifier { ObjectIdentifier(transfer) }
 
     /// A core for an existing transfer (the request a retrier is asked about).
     init(session: SessionManager, spec: Transfer.Spec, transfer: Transfer) {

@@ -24,6 +24,8 @@ public struct StreamRequest: Request {
     public var response: HTTPURLResponse? { core.transfer.response }
     /// Always 0: streams are not retried.
     public var retryCount: Int { core.transfer.retryCount }
+    /// Identifies the transfer shared by this value's copies (see ``Request/id``).
+    public var id: ObjectIdentifier { core.id }
     /// `"GET https://host/path (200)"`.
     public var description: String { core.description }
     /// The request as a runnable `curl` command line (credentials redacted).
