@@ -14,11 +14,13 @@ let package = Package(
         // Ecosystem integrations: each its own product and target, on Curlfire's public API and one
         // ecosystem package; the `Curlfire` target never imports them (docs/Integrations.md).
         .library(name: "CurlfireHTTPTypes", targets: ["CurlfireHTTPTypes"]),
+        .library(name: "CurlfireMetrics", targets: ["CurlfireMetrics"]),
     ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -103,6 +105,15 @@ let package = Package(
         .testTarget(
             name: "CurlfireHTTPTypesTests",
             dependencies: ["Curlfire", "CurlfireHTTPTypes", "CurlfireTestSupport"]
+        ),
+        .target(
+            name: "CurlfireMetrics",
+            dependencies: ["Curlfire", .product(name: "CoreMetrics", package: "swift-metrics")]
+        ),
+        .testTarget(
+            name: "CurlfireMetricsTests",
+            dependencies: ["Curlfire", "CurlfireMetrics", "CurlfireTestSupport",
+                           .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
     ],
     swiftLanguageModes: [.v6]
