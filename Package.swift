@@ -15,12 +15,14 @@ let package = Package(
         // ecosystem package; the `Curlfire` target never imports them (docs/Integrations.md).
         .library(name: "CurlfireHTTPTypes", targets: ["CurlfireHTTPTypes"]),
         .library(name: "CurlfireMetrics", targets: ["CurlfireMetrics"]),
+        .library(name: "CurlfireTracing", targets: ["CurlfireTracing"]),
     ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .systemLibrary(
@@ -114,6 +116,15 @@ let package = Package(
             name: "CurlfireMetricsTests",
             dependencies: ["Curlfire", "CurlfireMetrics", "CurlfireTestSupport",
                            .product(name: "MetricsTestKit", package: "swift-metrics")]
+        ),
+        .target(
+            name: "CurlfireTracing",
+            dependencies: ["Curlfire", .product(name: "Tracing", package: "swift-distributed-tracing")]
+        ),
+        .testTarget(
+            name: "CurlfireTracingTests",
+            dependencies: ["Curlfire", "CurlfireTracing", "CurlfireTestSupport",
+                           .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
         ),
     ],
     swiftLanguageModes: [.v6]
