@@ -56,7 +56,7 @@ demo: deps
 	    | $(PYTHON) -c 'import json, sys; print(json.load(sys.stdin)["httpbin"])'); \
 	$(SWIFT) run Tour "$$url"
 
-# Tour, Downloads, Uploads, Pinning, Retry and Streaming in turn (scripts/run-playgrounds.sh).
+# Every playground in turn (scripts/run-playgrounds.sh).
 playgrounds: deps
 	SWIFT=$(SWIFT) PYTHON=$(PYTHON) scripts/run-playgrounds.sh $(STATE_DIR)
 

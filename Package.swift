@@ -1,8 +1,16 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
-let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming"]
+/// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport,
+/// each with the dependencies it needs beyond Curlfire (the ecosystem products' and their backends).
+let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
+    ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", []), ("Streaming", []),
+    ("Observability", ["CurlfireMetrics", "CurlfireTracing",
+                       .product(name: "Metrics", package: "swift-metrics"),
+                       .product(name: "MetricsTestKit", package: "swift-metrics"),
+                       .product(name: "Tracing", package: "swift-distributed-tracing"),
+                       .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]),
+]
 
 let package = Package(
     name: "Curlfire",
@@ -16,7 +24,7 @@ let package = Package(
         .library(name: "CurlfireHTTPTypes", targets: ["CurlfireHTTPTypes"]),
         .library(name: "CurlfireMetrics", targets: ["CurlfireMetrics"]),
         .library(name: "CurlfireTracing", targets: ["CurlfireTracing"]),
-    ] + playgrounds.map { .executable(name: $0, targets: [$0]) },
+    ] + playgrounds.map { .executable(name: $0.name, targets: [$0.name]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -55,7 +63,8 @@ let package = Package(
             path: "Playgrounds/PlaygroundSupport"
         ),
     ] + playgrounds.map {
-        .executableTarget(name: $0, dependencies: ["Curlfire", "PlaygroundSupport"], path: "Playgrounds/\($0)")
+        .executableTarget(name: $0.name, dependencies: ["Curlfire", "PlaygroundSupport"] + $0.dependencies,
+                          path: "Playgrounds/\($0.name)")
     } + [
         .executableTarget(
             name: "ReachabilityProbe",
