@@ -10,6 +10,8 @@ let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
                        .product(name: "MetricsTestKit", package: "swift-metrics"),
                        .product(name: "Tracing", package: "swift-distributed-tracing"),
                        .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]),
+    ("OpenAPI", ["CurlfireOpenAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                 .product(name: "HTTPTypes", package: "swift-http-types")]),
 ]
 
 let package = Package(
@@ -24,6 +26,7 @@ let package = Package(
         .library(name: "CurlfireHTTPTypes", targets: ["CurlfireHTTPTypes"]),
         .library(name: "CurlfireMetrics", targets: ["CurlfireMetrics"]),
         .library(name: "CurlfireTracing", targets: ["CurlfireTracing"]),
+        .library(name: "CurlfireOpenAPI", targets: ["CurlfireOpenAPI"]),
     ] + playgrounds.map { .executable(name: $0.name, targets: [$0.name]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -31,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         .systemLibrary(
@@ -134,6 +138,23 @@ let package = Package(
             name: "CurlfireTracingTests",
             dependencies: ["Curlfire", "CurlfireTracing", "CurlfireTestSupport",
                            .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
+        ),
+        // HTTPTypes is swift-openapi-runtime's own dependency: ClientTransport is written in its types.
+        .target(
+            name: "CurlfireOpenAPI",
+            dependencies: ["Curlfire",
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // Generated/ holds a client for part of httpbin, generated ONCE from openapi.yaml by
+        // swift-openapi-generator (docs/Integrations.md says how): builds never run the generator.
+        // Playgrounds/OpenAPI compiles the same files through a symbolic link.
+        .testTarget(
+            name: "CurlfireOpenAPITests",
+            dependencies: ["Curlfire", "CurlfireOpenAPI", "CurlfireTestSupport",
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
     ],
     swiftLanguageModes: [.v6]
