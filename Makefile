@@ -9,6 +9,7 @@
 #   make stop-servers  stop them
 #   make check-servers check every server's TLS behaviour with the curl CLI
 #   make pki           generate Tests/Fixtures/pki (scripts/make-test-pki.sh)
+#   make openapi-generate  regenerate the committed OpenAPI test client (builds the generator once)
 #   make clean         stop the servers, remove $(STATE_DIR), the SwiftPM build products and every
 #                      other scratch path (.build-tsan, .build-asan, .build-fuzz, .build-openapi,
 #                      .testservers-bench)
@@ -79,6 +80,22 @@ clean: stop-servers
 
 distclean: clean
 	rm -rf .build Benchmarks/.build .venv $(PKI_DIR)
+
+# The OpenAPI client of Tests/CurlfireOpenAPITests/Generated (docs/Integrations.md) is generated once
+# and committed: no build runs the generator. `make openapi-generate` builds swift-openapi-generator
+# in .build-openapi (minutes) and generates it again from openapi.yaml, after the document changes.
+OPENAPI_GENERATOR_VERSION := 1.14.3
+OPENAPI_DIR := Tests/CurlfireOpenAPITests
+
+.PHONY: openapi-generate
+
+openapi-generate:
+	if [ ! -d .build-openapi/src ]; then \
+	    git clone -q https://github.com/apple/swift-openapi-generator .build-openapi/src; fi
+	git -C .build-openapi/src checkout -q $(OPENAPI_GENERATOR_VERSION)
+	$(SWIFT) build --package-path .build-openapi/src --product swift-openapi-generator
+	.build-openapi/src/.build/debug/swift-openapi-generator generate $(OPENAPI_DIR)/openapi.yaml \
+	    --config $(OPENAPI_DIR)/openapi-generator-config.yaml --output-directory $(OPENAPI_DIR)/Generated
 
 # Benchmarks (docs/Performance.md): their own package under Benchmarks/, so AsyncHTTPClient never
 # enters the library's graph. `make bench-build` only builds it (release, as `make bench` runs it);
