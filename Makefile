@@ -9,6 +9,7 @@
 #   make stop-servers  stop them
 #   make check-servers check every server's TLS behaviour with the curl CLI
 #   make pki           generate Tests/Fixtures/pki (scripts/make-test-pki.sh)
+#   make docs          the DocC site of every library product (warnings as errors); make docs-coverage
 #   make openapi-generate  regenerate the committed OpenAPI test client (builds the generator once)
 #   make clean         stop the servers, remove $(STATE_DIR), the SwiftPM build products and every
 #                      other scratch path (.build-tsan, .build-asan, .build-fuzz, .build-openapi,
@@ -80,6 +81,40 @@ clean: stop-servers
 
 distclean: clean
 	rm -rf .build Benchmarks/.build .venv $(PKI_DIR)
+
+# Documentation: the DocC site of every library product, one archive each in $(DOCS_DIR)/<Target>
+# (`make docs`, warnings as errors: a broken symbol link or a malformed comment fails it), and
+# coverage (`make docs-coverage`: every public declaration in the code must have a doc comment,
+# scripts/doc-comments.py; then DocC's own table per target, which also counts inherited and
+# synthesized members; DocC writes no archive in that mode, so it is a separate run).
+DOCS_DIR ?= .build/docs
+DOC_TARGETS := Curlfire CurlfireHTTPTypes CurlfireMetrics CurlfireTracing CurlfireOpenAPI
+DOCC_PLUGIN = $(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation
+
+.PHONY: docs docs-coverage doc-comments docs-check
+
+# What CI runs: every public declaration documented, and the DocC sites built with warnings as errors.
+docs-check: doc-comments docs
+
+doc-comments:
+	$(PYTHON) scripts/doc-comments.py $(DOC_TARGETS)
+
+# The plugin moves each archive into place and fails when the parent directory is missing.
+docs:
+	mkdir -p $(DOCS_DIR)
+	for target in $(DOC_TARGETS); do \
+	    echo "== $$target"; \
+	    $(DOCC_PLUGIN) --target $$target --output-path $(DOCS_DIR)/$$target --warnings-as-errors; \
+	done
+
+docs-coverage: doc-comments
+	mkdir -p $(DOCS_DIR)/coverage
+	for target in $(DOC_TARGETS); do \
+	    echo "== $$target"; \
+	    $(DOCC_PLUGIN) --target $$target --output-path $(DOCS_DIR)/coverage/$$target \
+	        --experimental-documentation-coverage --coverage-summary-level brief 2>&1 \
+	        | grep -E '^ *(\||Types|Members|Globals)'; \
+	done
 
 # The OpenAPI client of Tests/CurlfireOpenAPITests/Generated (docs/Integrations.md) is generated once
 # and committed: no build runs the generator. `make openapi-generate` builds swift-openapi-generator

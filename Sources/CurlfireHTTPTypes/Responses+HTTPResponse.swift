@@ -23,24 +23,24 @@ func makeHTTPResponse(_ response: HTTPURLResponse?) -> HTTPResponse? {
 
 extension DefaultDataResponse {
     /// The response as swift-http-types' `HTTPResponse` (status, reason phrase, header fields);
-    /// `nil` when no response arrived. See ``Curlfire/DefaultDataResponse/response``.
+    /// `nil` when no response arrived. See `DefaultDataResponse/response`.
     public var httpResponse: HTTPResponse? { makeHTTPResponse(response) }
 }
 
 extension DataResponse {
     /// The response as swift-http-types' `HTTPResponse` (status, reason phrase, header fields);
-    /// `nil` when no response arrived. See ``Curlfire/DataResponse/response``.
+    /// `nil` when no response arrived. See `DataResponse/response`.
     public var httpResponse: HTTPResponse? { makeHTTPResponse(response) }
 }
 
 extension DefaultDownloadResponse {
     /// The response as swift-http-types' `HTTPResponse` (status, reason phrase, header fields);
-    /// `nil` when no response arrived. See ``Curlfire/DefaultDownloadResponse/response``.
+    /// `nil` when no response arrived. See `DefaultDownloadResponse/response`.
     public var httpResponse: HTTPResponse? { makeHTTPResponse(response) }
 }
 
 extension DownloadResponse {
     /// The response as swift-http-types' `HTTPResponse` (status, reason phrase, header fields);
-    /// `nil` when no response arrived. See ``Curlfire/DownloadResponse/response``.
+    /// `nil` when no response arrived. See `DownloadResponse/response`.
     public var httpResponse: HTTPResponse? { makeHTTPResponse(response) }
 }

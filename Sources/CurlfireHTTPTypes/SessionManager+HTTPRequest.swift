@@ -14,7 +14,7 @@ extension SessionManager {
     /// RFC 9110 §5.3 allows and as swift-http-types' own `URLRequest(httpRequest:)` does.
     ///
     /// A request without a scheme or authority (one that has no URL) does not throw here: like any
-    /// request that cannot be built, it ends with ``CurlfireError/invalidURL(url:)``, delivered to
+    /// request that cannot be built, it ends with `CurlfireError/invalidURL(url:)`, delivered to
     /// every response handler.
     ///
     /// - Parameters:

@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 import Synchronization
 
-/// An ``Curlfire/EventMonitor`` that records each request of a session in swift-metrics: its
+/// An `EventMonitor` that records each request of a session in swift-metrics: its
 /// duration, the requests in flight, and the bytes each attempt sent and received, dimensioned by
 /// method, status and host (names in ``HTTPClientMetricNames``).
 ///

@@ -23,7 +23,7 @@ import OpenAPIRuntime
 /// - The **request body** is collected into memory first (up to ``maximumRequestBodySize``), as a
 ///   request with a body and a response on disk is a `download` with `Data`.
 /// - **Errors**: an HTTP status is never an error here (the generated client decides); a transfer that
-///   fails throws its ``Curlfire/CurlfireError`` (a timeout, a refused connection, a rejected
+///   fails throws its `CurlfireError` (a timeout, a refused connection, a rejected
 ///   certificate, a cancellation), which the generated client wraps in the runtime's `ClientError`
 ///   as `underlyingError`. Cancelling the calling task cancels the transfer.
 public struct CurlfireTransport: ClientTransport {
@@ -45,7 +45,7 @@ public struct CurlfireTransport: ClientTransport {
 
     /// Sends `request` (with `body`) to `baseURL`, returning the response and its body.
     ///
-    /// - Throws: ``Curlfire/CurlfireError`` when the transfer fails (the generated client wraps it
+    /// - Throws: `CurlfireError` when the transfer fails (the generated client wraps it
     ///   in `ClientError`); `TooManyBytesError` when `body` exceeds ``maximumRequestBodySize``.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
                      operationID: String) async throws -> (HTTPResponse, HTTPBody?) {

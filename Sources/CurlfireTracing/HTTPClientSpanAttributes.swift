@@ -38,7 +38,7 @@ enum HTTPClientSpanAttributes {
     }
 
     /// `error.type`: the transport cause (`timedOut`, `cannotConnectToHost`, …), else the
-    /// ``Curlfire/CurlfireError`` case (`explicitlyCancelled`, `serverTrustEvaluationFailed`, …).
+    /// `CurlfireError` case (`explicitlyCancelled`, `serverTrustEvaluationFailed`, …).
     static func errorType(_ error: CurlfireError) -> String {
         if case let .sessionTaskFailed(code, _) = error { return caseName(code) }
         return caseName(error)

@@ -6,7 +6,7 @@ import Synchronization
 import Tracing
 
 /// What ``TracingEventMonitor`` and its ``TracingAdapter`` share: per request (under
-/// ``Curlfire/Request/id``), the caller's context captured at creation and, once the request
+/// `Request/id`), the caller's context captured at creation and, once the request
 /// starts, its client span.
 final class TracedRequests: Sendable {
     /// One request's tracing state.

@@ -16,7 +16,7 @@ import Tracing
 /// ```
 ///
 /// Monitors observe and cannot change what is sent, so the injection is this adapter's job; it
-/// finds the span through ``Curlfire/Request/id``. As a session adapter it runs before any adapter
+/// finds the span through `Request/id`. As a session adapter it runs before any adapter
 /// added to a request with `adapt(using:)`.
 public struct TracingAdapter: RequestAdapter {
     let requests: TracedRequests

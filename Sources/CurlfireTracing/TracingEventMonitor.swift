@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 import Tracing
 
-/// An ``Curlfire/EventMonitor`` that traces each request of a session as one client span, with
+/// An `EventMonitor` that traces each request of a session as one client span, with
 /// OpenTelemetry's HTTP client attributes and the stages of each attempt as span events.
 ///
 /// ```swift
@@ -18,7 +18,7 @@ import Tracing
 /// ```
 ///
 /// - The span is a child of `ServiceContext.current` where the request is **created** (seen
-///   through ``Curlfire/EventMonitor/requestWasCreated(_:)``, which runs on the creating task). It
+///   through `EventMonitor/requestWasCreated(_:)`, which runs on the creating task). It
 ///   starts with the request and ends when it finishes, retries and redirects included; it is
 ///   named after the method (`GET`), as OpenTelemetry names HTTP client spans.
 /// - Attributes: `http.request.method`, `url.full` (user, password and signature query values
@@ -27,8 +27,8 @@ import Tracing
 ///   status code for a 4xx or 5xx, else the transport cause such as `timedOut`) with an error status.
 /// - Events: per attempt `dns.lookup.done`, `connection.established`, `tls.handshake.done` (those
 ///   three only when the attempt made a new connection, TLS only over TLS) and `response.first_byte`,
-///   timed from ``Curlfire/TransferMetrics``; `http.redirect` per redirect hop (libcurl's hops,
-///   counted, and hops followed by a ``Curlfire/RedirectHandler``, with their target); `http.retry`
+///   timed from `TransferMetrics`; `http.redirect` per redirect hop (libcurl's hops,
+///   counted, and hops followed by a `RedirectHandler`, with their target); `http.retry`
 ///   per retry.
 /// - The trace context goes into the request headers only with ``adapter`` installed.
 public final class TracingEventMonitor: EventMonitor {
