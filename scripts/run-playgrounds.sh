@@ -54,7 +54,7 @@ for name in "${PLAYGROUNDS[@]}"; do
     [ "$name" = Tour ] && args=("$httpbin")
     t0=$(now_ms)
     if "$bin/$name" "${args[@]}"; then status=passed; else status="FAILED ($?)"; failed=1; fi
-    summary+=("$(printf '%-10s %-12s %s' "$name" "$status" "$(seconds $(( $(now_ms) - t0 )))")")
+    summary+=("$(printf '%-14s %-12s %s' "$name" "$status" "$(seconds $(( $(now_ms) - t0 )))")")
 done
 
 echo
