@@ -9,8 +9,12 @@
 #   make stop-servers  stop them
 #   make check-servers check every server's TLS behaviour with the curl CLI
 #   make pki           generate Tests/Fixtures/pki (scripts/make-test-pki.sh)
-#   make clean         stop the servers, remove $(STATE_DIR) and SwiftPM build products
-#   make distclean     clean, plus .venv and the generated PKI
+#   make docs          the DocC site of every library product (warnings as errors); make docs-coverage
+#   make openapi-generate  regenerate the committed OpenAPI test client (builds the generator once)
+#   make clean         stop the servers, remove $(STATE_DIR), the SwiftPM build products and every
+#                      other scratch path (.build-tsan, .build-asan, .build-fuzz, .build-openapi,
+#                      .testservers-bench)
+#   make distclean     clean, plus .build, .venv and the generated PKI
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -24,25 +28,15 @@ STATE_DIR ?= .testservers
 PKI_DIR := Tests/Fixtures/pki
 SERVERS := $(PYTHON) scripts/test-servers.py
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev nginx-light pkg-config python3-venv openssl
-SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
 
 deps: system-deps venv pki
 
-# dpkg first: a second run installs nothing and never touches the network. nginx counts as present
-# when any nginx package already provides /usr/sbin/nginx.
+# Only the missing packages (dpkg first: a second run installs nothing and never touches the
+# network), as root or through sudo, without starting any service (scripts/install-system-deps.sh).
 system-deps:
-	@missing=""; \
-	for pkg in $(APT_PACKAGES); do \
-	    if [ "$$pkg" = nginx-light ] && [ -x /usr/sbin/nginx ]; then continue; fi; \
-	    dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$pkg"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	    echo "installing:$$missing"; \
-	    $(SUDO) apt-get update; \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
-	fi
+	@scripts/install-system-deps.sh $(APT_PACKAGES)
 
 venv:
 	@$(SERVERS) ensure-venv >/dev/null
@@ -64,7 +58,7 @@ demo: deps
 	    | $(PYTHON) -c 'import json, sys; print(json.load(sys.stdin)["httpbin"])'); \
 	$(SWIFT) run Tour "$$url"
 
-# Tour, Downloads, Uploads, Pinning, Retry, Streaming and Testing in turn (scripts/run-playgrounds.sh).
+# Every playground in turn (scripts/run-playgrounds.sh).
 playgrounds: deps
 	SWIFT=$(SWIFT) PYTHON=$(PYTHON) scripts/run-playgrounds.sh $(STATE_DIR)
 
@@ -77,12 +71,66 @@ stop-servers:
 check-servers: servers
 	$(SERVERS) selfcheck --state-dir $(STATE_DIR)
 
+# Every scratch path a target here writes: sanitizers, fuzzing, the OpenAPI generator, bench servers.
+SCRATCH_DIRS := .build-tsan .build-asan .build-fuzz .build-openapi .testservers-bench
+
 clean: stop-servers
-	rm -rf $(STATE_DIR)
+	if [ -d .testservers-bench ]; then $(SERVERS) stop --state-dir .testservers-bench || true; fi
+	rm -rf $(STATE_DIR) $(SCRATCH_DIRS)
 	$(SWIFT) package clean
 
 distclean: clean
-	rm -rf .venv $(PKI_DIR)
+	rm -rf .build Benchmarks/.build .venv $(PKI_DIR)
+
+# Documentation: the DocC site of every library product, one archive each in $(DOCS_DIR)/<Target>
+# (`make docs`, warnings as errors: a broken symbol link or a malformed comment fails it), and
+# coverage (`make docs-coverage`: every public declaration in the code must have a doc comment,
+# scripts/doc-comments.py; then DocC's own table per target, which also counts inherited and
+# synthesized members; DocC writes no archive in that mode, so it is a separate run).
+DOCS_DIR ?= .build/docs
+DOC_TARGETS := Curlfire CurlfireHTTPTypes CurlfireMetrics CurlfireTracing CurlfireOpenAPI
+DOCC_PLUGIN = $(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation
+
+.PHONY: docs docs-coverage doc-comments docs-check
+
+# What CI runs: every public declaration documented, and the DocC sites built with warnings as errors.
+docs-check: doc-comments docs
+
+doc-comments:
+	$(PYTHON) scripts/doc-comments.py $(DOC_TARGETS)
+
+# The plugin moves each archive into place and fails when the parent directory is missing.
+docs:
+	mkdir -p $(DOCS_DIR)
+	for target in $(DOC_TARGETS); do \
+	    echo "== $$target"; \
+	    $(DOCC_PLUGIN) --target $$target --output-path $(DOCS_DIR)/$$target --warnings-as-errors; \
+	done
+
+docs-coverage: doc-comments
+	mkdir -p $(DOCS_DIR)/coverage
+	for target in $(DOC_TARGETS); do \
+	    echo "== $$target"; \
+	    $(DOCC_PLUGIN) --target $$target --output-path $(DOCS_DIR)/coverage/$$target \
+	        --experimental-documentation-coverage --coverage-summary-level brief 2>&1 \
+	        | grep -E '^ *(\||Types|Members|Globals)'; \
+	done
+
+# The OpenAPI client of Tests/CurlfireOpenAPITests/Generated (docs/Integrations.md) is generated once
+# and committed: no build runs the generator. `make openapi-generate` builds swift-openapi-generator
+# in .build-openapi (minutes) and generates it again from openapi.yaml, after the document changes.
+OPENAPI_GENERATOR_VERSION := 1.14.3
+OPENAPI_DIR := Tests/CurlfireOpenAPITests
+
+.PHONY: openapi-generate
+
+openapi-generate:
+	if [ ! -d .build-openapi/src ]; then \
+	    git clone -q https://github.com/apple/swift-openapi-generator .build-openapi/src; fi
+	git -C .build-openapi/src checkout -q $(OPENAPI_GENERATOR_VERSION)
+	$(SWIFT) build --package-path .build-openapi/src --product swift-openapi-generator
+	.build-openapi/src/.build/debug/swift-openapi-generator generate $(OPENAPI_DIR)/openapi.yaml \
+	    --config $(OPENAPI_DIR)/openapi-generator-config.yaml --output-directory $(OPENAPI_DIR)/Generated
 
 # Benchmarks (docs/Performance.md): their own package under Benchmarks/, so AsyncHTTPClient never
 # enters the library's graph. `make bench-build` only builds it (release, as `make bench` runs it);

@@ -1,13 +1,19 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
-/// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport.
-let playgrounds = ["Downloads", "Uploads", "Pinning", "Retry", "Streaming", "Testing", "Caching"]
-
-/// What a playground links besides Curlfire and PlaygroundSupport (Testing and Caching use CurlfireTesting).
-func playgroundExtras(_ name: String) -> [Target.Dependency] {
-    name == "Testing" || name == "Caching" ? ["CurlfireTesting"] : []
-}
+/// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport,
+/// each with the dependencies it needs beyond Curlfire (the ecosystem products' and their backends).
+let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
+    ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", []), ("Streaming", []),
+    ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]),
+    ("Observability", ["CurlfireMetrics", "CurlfireTracing",
+                       .product(name: "Metrics", package: "swift-metrics"),
+                       .product(name: "MetricsTestKit", package: "swift-metrics"),
+                       .product(name: "Tracing", package: "swift-distributed-tracing"),
+                       .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]),
+    ("OpenAPI", ["CurlfireOpenAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                 .product(name: "HTTPTypes", package: "swift-http-types")]),
+]
 
 /// A playground's target (module) name: the product keeps the playground's name (`swift run Testing`),
 /// but a module named `Testing` would shadow Swift Testing in the test runner.
@@ -24,10 +30,22 @@ let package = Package(
         .executable(name: "Tour", targets: ["Tour"]),
         .executable(name: "DownloadMeasure", targets: ["DownloadMeasure"]),
         .executable(name: "curlfire", targets: ["CurlfireCLI"]),
-    ] + playgrounds.map { .executable(name: $0, targets: [playgroundTarget($0)]) },
+        // Ecosystem integrations: each its own product and target, on Curlfire's public API and one
+        // ecosystem package; the `Curlfire` target never imports them (docs/Integrations.md).
+        .library(name: "CurlfireHTTPTypes", targets: ["CurlfireHTTPTypes"]),
+        .library(name: "CurlfireMetrics", targets: ["CurlfireMetrics"]),
+        .library(name: "CurlfireTracing", targets: ["CurlfireTracing"]),
+        .library(name: "CurlfireOpenAPI", targets: ["CurlfireOpenAPI"]),
+    ] + playgrounds.map { .executable(name: $0.name, targets: [playgroundTarget($0.name)]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // `swift package generate-documentation` (make docs); a command plugin, built only when run.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -64,8 +82,8 @@ let package = Package(
             path: "Playgrounds/PlaygroundSupport"
         ),
     ] + playgrounds.map {
-        .executableTarget(name: playgroundTarget($0), dependencies: ["Curlfire", "PlaygroundSupport"] + playgroundExtras($0),
-                          path: "Playgrounds/\($0)")
+        .executableTarget(name: playgroundTarget($0.name), dependencies: ["Curlfire", "PlaygroundSupport"] + $0.dependencies,
+                          path: "Playgrounds/\($0.name)")
     } + [
         .executableTarget(
             name: "ReachabilityProbe",
@@ -109,6 +127,53 @@ let package = Package(
         .testTarget(
             name: "CurlfireCLITests",
             dependencies: ["CurlfireCLIKit", "CurlfireCLI", "CurlfireTestSupport"]
+        ),
+        // MARK: Ecosystem integrations (their tests share the integration tests' TestServers.swift
+        // through a symbolic link in each Support folder).
+        .target(
+            name: "CurlfireHTTPTypes",
+            dependencies: ["Curlfire",
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "HTTPTypesFoundation", package: "swift-http-types")]
+        ),
+        .testTarget(
+            name: "CurlfireHTTPTypesTests",
+            dependencies: ["Curlfire", "CurlfireHTTPTypes", "CurlfireTestSupport"]
+        ),
+        .target(
+            name: "CurlfireMetrics",
+            dependencies: ["Curlfire", .product(name: "CoreMetrics", package: "swift-metrics")]
+        ),
+        .testTarget(
+            name: "CurlfireMetricsTests",
+            dependencies: ["Curlfire", "CurlfireMetrics", "CurlfireTestSupport",
+                           .product(name: "MetricsTestKit", package: "swift-metrics")]
+        ),
+        .target(
+            name: "CurlfireTracing",
+            dependencies: ["Curlfire", .product(name: "Tracing", package: "swift-distributed-tracing")]
+        ),
+        .testTarget(
+            name: "CurlfireTracingTests",
+            dependencies: ["Curlfire", "CurlfireTracing", "CurlfireTestSupport",
+                           .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
+        ),
+        // HTTPTypes is swift-openapi-runtime's own dependency: ClientTransport is written in its types.
+        .target(
+            name: "CurlfireOpenAPI",
+            dependencies: ["Curlfire",
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // Generated/ holds a client for part of httpbin, generated ONCE from openapi.yaml by
+        // swift-openapi-generator (docs/Integrations.md says how): builds never run the generator.
+        // Playgrounds/OpenAPI compiles the same files through a symbolic link.
+        .testTarget(
+            name: "CurlfireOpenAPITests",
+            dependencies: ["Curlfire", "CurlfireOpenAPI", "CurlfireTestSupport",
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
     ],
     swiftLanguageModes: [.v6]

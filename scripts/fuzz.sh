@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # libFuzzer harnesses for Curlfire's encoders and parsers (docs/Fuzzing.md).
 #
-#   scripts/fuzz.sh build                 compile the library's sources + Fuzz/*.swift into
+#   scripts/fuzz.sh build                 compile the Curlfire target's sources (as SwiftPM lists them,
+#                                         with the package modules it imports) + Fuzz/*.swift into
 #                                         .build-fuzz/curlfire-fuzz (-O, -sanitize=fuzzer,address)
 #   scripts/fuzz.sh run [target…]         fuzz each target for $FUZZ_SECONDS (600), growing
 #                                         Fuzz/Corpus/<target>/; log in .build-fuzz/logs/<target>.log
 #   scripts/fuzz.sh smoke                 replay every committed corpus once (-runs=0)
 #   scripts/fuzz.sh merge [target…]       minimise Fuzz/Corpus/<target>/ (set-cover merge into a fresh dir)
+#   scripts/fuzz.sh plan                  print what build compiles (modules first, then the library)
 #   scripts/fuzz.sh targets               list the targets
 #
 # Crashes and leaks go to .build-fuzz/artifacts/ (never committed). FUZZ_JOBS targets run at once
@@ -22,6 +24,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-600}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_NICE=${FUZZ_NICE:-10}
 SWIFTC=${SWIFTC:-swiftc}
+SWIFT=${SWIFT:-swift}
 TARGETS=(urlencoding formencoder multipart json string plist certificate resumedata headers)
 
 # Sanitizer settings: Foundation's own leaks are suppressed; Swift's backtracer is off so a crash
@@ -30,16 +33,66 @@ export LSAN_OPTIONS="suppressions=$ROOT/Fuzz/lsan.supp:print_suppressions=0"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export SWIFT_BACKTRACE=enable=no
 
+# Prints the build plan for the `Curlfire` target as SwiftPM describes it (never a glob), as lines:
+#   module <Name> <source>…   a package library the target depends on (swift-log's Logging today),
+#                             compiled first into its own module
+#   library <source>…         the target's own Swift sources
+# Fails if a dependency is not a plain Swift target without dependencies of its own: a new kind of
+# dependency must be taught to this script, not silently left out.
+plan() {
+    local spm="$OUT/spm"
+    "$SWIFT" package --scratch-path "$spm" describe --type json >"$OUT/describe.json"
+    "$SWIFT" package --scratch-path "$spm" show-dependencies --format json >"$OUT/dependencies.json"
+    SWIFT="$SWIFT" SPM="$spm" python3 - "$OUT/describe.json" "$OUT/dependencies.json" <<'PY'
+import json, os, subprocess, sys
+root = json.load(open(sys.argv[1]))
+packages = {d["name"]: d["path"] for d in json.load(open(sys.argv[2]))["dependencies"]}
+target = next(t for t in root["targets"] if t["name"] == "Curlfire")
+def sources(t, base):
+    return [os.path.join(base, t["path"], s) for s in t["sources"] if s.endswith(".swift")]
+for product in target.get("product_dependencies", []):
+    found = None
+    for name, path in packages.items():
+        described = json.loads(subprocess.check_output(
+            [os.environ["SWIFT"], "package", "--package-path", path, "--scratch-path", os.environ["SPM"] + "-" + name,
+             "describe", "--type", "json"]))
+        for p in described["products"]:
+            if p["name"] == product:
+                found = (described, p, path)
+    if found is None:
+        sys.exit(f"fuzz.sh: no package provides the product {product}")
+    described, p, path = found
+    for name in p["targets"]:
+        t = next(t for t in described["targets"] if t["name"] == name)
+        if t.get("target_dependencies") or t.get("product_dependencies") or t["module_type"] != "SwiftTarget":
+            sys.exit(f"fuzz.sh: {name} ({product}) has dependencies or is not Swift; teach scripts/fuzz.sh to build it")
+        print("module", t["c99name"], *sources(t, path))
+print("library", *sources(target, "."))
+PY
+}
+
 build() {
-    mkdir -p "$OUT"
-    # The library minus LoggingEventMonitor.swift (the only file that imports swift-log), compiled
-    # into one module with the harnesses so internal parsers are reachable.
-    local sources
-    sources=$(find Sources/Curlfire -name '*.swift' ! -name LoggingEventMonitor.swift | sort)
-    # shellcheck disable=SC2086
+    mkdir -p "$OUT/modules"
+    # Exactly the `Curlfire` target's sources, compiled into one module with the harnesses so internal
+    # parsers are reachable; each package library it imports is compiled first into $OUT/modules.
+    local kind name line objects=() library=()
+    plan >"$OUT/plan.txt"
+    while read -r line; do
+        read -r kind name _ <<<"$line"
+        if [ "$kind" = module ]; then
+            # shellcheck disable=SC2086
+            "$SWIFTC" -swift-version 6 -O -parse-as-library -module-name "$name" -package-name "$name" -emit-module \
+                -emit-module-path "$OUT/modules/$name.swiftmodule" -emit-library -static \
+                -o "$OUT/modules/lib$name.a" ${line#"module $name "}
+            objects+=("$OUT/modules/lib$name.a")
+        else
+            read -r -a library <<<"${line#library }"
+        fi
+    done <"$OUT/plan.txt"
+    [ ${#library[@]} -gt 0 ] || { echo "fuzz.sh: no sources found for the Curlfire target" >&2; exit 1; }
     "$SWIFTC" -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -module-name Curlfire \
-        -I Sources/CCurl -I Sources/COpenSSL -use-ld=lld \
-        $sources Fuzz/*.swift -lcurl -lssl -lcrypto -o "$BIN"
+        -I Sources/CCurl -I Sources/COpenSSL -I "$OUT/modules" -use-ld=lld \
+        "${library[@]}" Fuzz/*.swift "${objects[@]}" -lcurl -lssl -lcrypto -o "$BIN"
     echo "built $BIN"
 }
 
@@ -123,6 +176,7 @@ case "$command" in
     run) run "$@" ;;
     smoke) smoke ;;
     merge) merge "$@" ;;
+    plan) mkdir -p "$OUT"; plan ;;
     targets) printf '%s\n' "${TARGETS[@]}" ;;
-    *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,13p' "$0" >&2; exit 2 ;;
 esac

@@ -13,8 +13,12 @@ public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringCon
     var response: HTTPURLResponse? { get }
     /// How many times the request was retried.
     var retryCount: Int { get }
-    /// The request's identity, as Alamofire 5's `Request.id`: the same for every copy of the value
-    /// and across retries; a modifier that gives a new transfer gives a new identity.
+    /// The request's identity, as Alamofire 5's `Request.id`: the same for every copy of the value,
+    /// across retries and redirect hops, and in every event monitor callback and
+    /// ``RequestAdapter/adapt(_:for:session:completion:)`` call for it, so a monitor can key what it
+    /// keeps per request on it from ``EventMonitor/requestWasCreated(_:)`` to
+    /// ``EventMonitor/requestDidFinish(_:)``. A modifier that changes what is sent makes a new
+    /// transfer, so a new `id`.
     var id: UUID { get }
     /// Where the request is in its life, as Alamofire 5's `Request.state`.
     var state: RequestState { get }
@@ -32,11 +36,26 @@ struct RequestCore: Sendable {
     let spec: Transfer.Spec
     let transfer: Transfer
 
+    /// A core with a new transfer. Its adapters are bound to it (so they can be given the request
+    /// they adapt), and the session's monitors see the new request at once, on this thread.
     init(session: SessionManager, spec: Transfer.Spec) {
         self.session = session
+        var spec = spec
+        let binding = AdapterBinding()
+        spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
         self.spec = spec
-        transfer = Transfer(session: session, spec: spec)
+        let transfer = Transfer(session: session, spec: spec)
+        self.transfer = transfer
+        binding.bind(transfer)
+        let monitors = session.eventMonitor
+        if !monitors.isEmpty {
+            let request = transfer.requestValue
+            monitors.sendInline { $0.requestWasCreated(request) }
+        }
     }
+
+    /// The identity of the transfer (``Request/id``).
+    var id: UUID { transfer.id }
 
     /// A core for an existing transfer (the request a retrier is asked about).
     init(session: SessionManager, spec: Transfer.Spec, transfer: Transfer) {

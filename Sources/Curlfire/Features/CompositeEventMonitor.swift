@@ -34,6 +34,11 @@ final class CompositeEventMonitor: Sendable {
         }
     }
 
+    /// Calls `event` for every monitor now, on this thread (``EventMonitor/requestWasCreated(_:)``).
+    func sendInline(_ event: (any EventMonitor) -> Void) {
+        for monitor in monitors { event(monitor) }
+    }
+
     /// Sends a non-`Sendable` payload (a serialized response, handed over once and never shared).
     func send<Payload>(_ payload: Payload, _ event: @escaping @Sendable (any EventMonitor, Payload) -> Void) {
         let box = UncheckedSendable(value: payload)

@@ -6,11 +6,23 @@ import FoundationNetworking
 ///
 /// Attach monitors with ``SessionManager/init(configuration:serverTrustPolicyManager:callbackQueue:eventMonitors:interceptor:)``.
 /// Each event is delivered on the monitor's ``queue``, never on the engine thread, in the order the
-/// events happened for a given request. Every method has an empty default implementation:
-/// implement the ones you need.
+/// events happened for a given request — except ``requestWasCreated(_:)``, which is called at once
+/// on the thread creating the request. Every method has an empty default implementation:
+/// implement the ones you need. ``Request/id`` tells requests apart across events.
 public protocol EventMonitor: Sendable {
     /// Where this monitor's events are delivered. A shared serial queue by default.
     var queue: DispatchQueue { get }
+
+    /// A request value with a new transfer was created — by `request(…)`, `download(…)`,
+    /// `upload(…)`, `streamRequest(…)`, or a modifier that changes what is sent — and has not
+    /// started. Once per transfer.
+    ///
+    /// Unlike every other event this one is not sent to ``queue``: it is called synchronously on
+    /// the thread (and in the task) that creates the request, before the creating method returns,
+    /// so it sees that task's task-local values — a tracing `ServiceContext`, say. Keep it short and
+    /// do not block. A request created by a modifier may never start (the original it replaced
+    /// never does).
+    func requestWasCreated(_ request: any Request)
 
     /// The request started and its `URLRequest` was built (before adapters). Once per request.
     func request(_ request: any Request, didCreateInitialURLRequest urlRequest: URLRequest)
@@ -51,6 +63,8 @@ extension EventMonitor {
     /// A shared serial queue.
     public var queue: DispatchQueue { defaultEventMonitorQueue }
     /// Does nothing.
+    public func requestWasCreated(_ request: any Request) {}
+    /// Does nothing.
     public func request(_ request: any Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
     /// Does nothing.
     public func request(_ request: any Request, didFailToCreateURLRequestWithError error: CurlfireError) {}
@@ -86,6 +100,8 @@ extension EventMonitor {
 public final class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     /// Where events are delivered.
     public let queue: DispatchQueue
+    /// Called for ``EventMonitor/requestWasCreated(_:)``, synchronously on the creating thread.
+    public var requestWasCreated: (@Sendable (any Request) -> Void)?
     /// Called for ``EventMonitor/request(_:didCreateInitialURLRequest:)``.
     public var requestDidCreateInitialURLRequest: (@Sendable (any Request, URLRequest) -> Void)?
     /// Called for ``EventMonitor/request(_:didAdaptInitialRequest:to:)``.
@@ -117,6 +133,8 @@ public final class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
         self.queue = queue
     }
 
+    /// Forwards to the closure.
+    public func requestWasCreated(_ request: any Request) { requestWasCreated?(request) }
     /// Forwards to the closure.
     public func request(_ request: any Request, didCreateInitialURLRequest urlRequest: URLRequest) {
         requestDidCreateInitialURLRequest?(request, urlRequest)

@@ -12,6 +12,13 @@ public protocol RequestAdapter: Sendable {
     /// calls. The default implementation runs ``adapt(_:)``.
     func adapt(_ urlRequest: URLRequest, for session: SessionManager,
                completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void)
+
+    /// Adapts `urlRequest`, an attempt of `request`, and calls `completion` exactly once, on any
+    /// thread. This is the form the engine calls; the default runs
+    /// ``adapt(_:for:completion:)``. Implement it for an adapter that needs to know which request it
+    /// adapts — to find what an ``EventMonitor`` keeps for it under ``Request/id``, say.
+    func adapt(_ urlRequest: URLRequest, for request: any Request, session: SessionManager,
+               completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void)
 }
 
 /// A ``RequestAdapter`` from a closure.
@@ -35,6 +42,12 @@ extension RequestAdapter {
     public func adapt(_ urlRequest: URLRequest, for session: SessionManager,
                       completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
         completion(Result { try adapt(urlRequest) })
+    }
+
+    /// Runs ``adapt(_:for:completion:)``: most adapters do not need the request.
+    public func adapt(_ urlRequest: URLRequest, for request: any Request, session: SessionManager,
+                      completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
+        adapt(urlRequest, for: session, completion: completion)
     }
 }
 

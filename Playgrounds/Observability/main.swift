@@ -1,0 +1,107 @@
+// Observability: one session with CurlfireMetrics' MetricsEventMonitor and CurlfireTracing's
+// TracingEventMonitor (and its adapter), inside a caller's span, against httpbin. The backends are
+// the in-memory ones of swift-metrics (MetricsTestKit) and swift-distributed-tracing
+// (InMemoryTracing), bootstrapped as a program bootstraps Prometheus or OpenTelemetry.
+//
+//     swift run Observability [HTTPBIN_URL]
+//
+// Without an argument it uses the local test servers, starting them when needed. Exits non-zero
+// when a check fails.
+import Curlfire
+import CurlfireMetrics
+import CurlfireTracing
+import Foundation
+import InMemoryTracing
+import Metrics
+import MetricsTestKit
+import PlaygroundSupport
+import Tracing
+
+Playground.begin("Observability")
+let httpbin = Playground.url(argument: 0, usage: "swift run Observability [HTTPBIN_URL]") {
+    TestServerDescription.shared.httpbin
+}
+
+// MARK: - Bootstrap the backends (once per process), then one session with both monitors
+
+let tracer = InMemoryTracer()
+InstrumentationSystem.bootstrap(tracer)
+let metrics = TestMetrics()
+MetricsSystem.bootstrap(metrics)
+
+let tracing = TracingEventMonitor()
+let metricsMonitor = MetricsEventMonitor()
+let session = SessionManager(eventMonitors: [tracing, metricsMonitor])
+session.adapter = tracing.adapter                         // trace context into the request headers
+session.retrier = RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.05)
+
+// MARK: - 1. Three requests inside the caller's span
+
+Playground.section("withSpan(\"checkout\") { GET /headers; POST /post; GET /status/503 (retried twice) }")
+let echoedHeaders: [String: String] = try await withSpan("checkout") { _ in
+    let headers = try await session.request(httpbin.appendingPathComponent("headers")).validate()
+        .serializingDecodable([String: [String: String]].self).value
+    _ = await session.request(httpbin.appendingPathComponent("post"), method: .post, parameters: ["item": "book"],
+                              encoding: JSONEncoding.default).serializingData().response
+    _ = await session.request(httpbin.appendingPathComponent("status/503")).serializingData().response
+    return headers["headers"] ?? [:]
+}
+tracing.queue.sync {}
+metricsMonitor.queue.sync {}
+
+// MARK: - 2. The trace
+
+/// A span attribute's value as text: `200`, `1.1`, `http://…`.
+func text(_ attribute: SpanAttributeConvertible?) -> String {
+    switch attribute?.toSpanAttribute() {
+    case let .string(value)?: value
+    case let .int64(value)?: String(value)
+    case let .int32(value)?: String(value)
+    case let .double(value)?: String(value)
+    case let .bool(value)?: String(value)
+    case let other?: "\(other)"
+    case nil: "-"
+    }
+}
+
+Playground.section("The spans (InMemoryTracer)")
+let spans = tracer.finishedSpans
+guard let checkout = spans.first(where: { $0.operationName == "checkout" }) else { Playground.fail("no checkout span") }
+let children = spans.filter { $0.parentSpanID == checkout.spanID }
+Playground.note("checkout  trace \(checkout.traceID) span \(checkout.spanID)")
+for span in children {
+    func attribute(_ key: String) -> String { text(span.attributes[key]) }
+    Playground.note("└ \(span.operationName) \(span.kind)  span \(span.spanID)  \(attribute("url.full")) → "
+        + "\(attribute("http.response.status_code"))  HTTP/\(attribute("network.protocol.version"))"
+        + (span.status?.code == .error ? "  error.type=\(attribute("error.type"))" : ""))
+    for event in span.events {
+        let offset = Double(event.nanosecondsSinceEpoch) / 1e9 - Double(span.startInstant.nanosecondsSinceEpoch) / 1e9
+        Playground.note(String(format: "    %8.2f ms  %@", offset * 1000, event.name))
+    }
+}
+Playground.check(children.count == 3, "three client spans, children of checkout")
+Playground.check(children.allSatisfy { $0.kind == .client && $0.traceID == checkout.traceID }, "all client spans of checkout's trace")
+let headersSpan = children.first { text($0.attributes["url.full"]).hasSuffix("/headers") }
+Playground.check(echoedHeaders["In-Memory-Span-Id"] == headersSpan?.spanID,
+                 "httpbin saw the span's context: In-Memory-Span-Id \(echoedHeaders["In-Memory-Span-Id"] ?? "none")")
+let retried = children.first { $0.status?.code == .error }
+Playground.check(retried?.events.filter { $0.name == "http.retry" }.count == 2, "the 503 span has two http.retry events")
+
+// MARK: - 3. The metrics
+
+Playground.section("The metrics (MetricsTestKit)")
+for timer in metrics.timers(label: HTTPClientMetricNames.requestDuration) {
+    let dimensions = timer.dimensions.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    Playground.note("\(timer.label) {\(dimensions)}: " + timer.values.map { Format.duration(Double($0) / 1e9) }.joined(separator: ", "))
+}
+for counter in metrics.counters {
+    let dimensions = counter.dimensions.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    Playground.note("\(counter.label) {\(dimensions)}: \(counter.totalValue) bytes over \(counter.values.count) attempt(s)")
+}
+let active = metrics.meters(label: HTTPClientMetricNames.activeRequests).compactMap(\.lastValue)
+Playground.note("\(HTTPClientMetricNames.activeRequests): \(active) now")
+Playground.check(metrics.timers(label: HTTPClientMetricNames.requestDuration).reduce(0) { $0 + $1.values.count } == 3,
+                 "three request durations")
+Playground.check(active.allSatisfy { $0 == 0 }, "no request left active")
+
+Playground.finish()

@@ -1,0 +1,1 @@
+../../CurlfireIntegrationTests/IntegrationHelpers.swift
