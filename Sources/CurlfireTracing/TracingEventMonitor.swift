@@ -27,9 +27,8 @@ import Tracing
 ///   status code for a 4xx or 5xx, else the transport cause such as `timedOut`) with an error status.
 /// - Events: per attempt `dns.lookup.done`, `connection.established`, `tls.handshake.done` (those
 ///   three only when the attempt made a new connection, TLS only over TLS) and `response.first_byte`,
-///   timed from `TransferMetrics`; `http.redirect` per redirect hop (libcurl's hops,
-///   counted, and hops followed by a `RedirectHandler`, with their target); `http.retry`
-///   per retry.
+///   timed from `TransferMetrics`; `http.redirect` per redirect hop (Curlfire follows every
+///   hop itself, so each has its target and status); `http.retry` per retry.
 /// - The trace context goes into the request headers only with ``adapter`` installed.
 public final class TracingEventMonitor: EventMonitor {
     /// The serial queue events are delivered on.
@@ -89,9 +88,6 @@ public final class TracingEventMonitor: EventMonitor {
                 if let version = metrics.tlsVersion { attributes["tls.protocol.version"] = version }
                 event("tls.handshake.done", after: metrics.tlsHandshakeDuration, attributes)
             }
-        }
-        for hop in 0..<metrics.redirectCount {
-            event("http.redirect", after: metrics.redirectDuration, ["http.redirect.hop": .int(Int64(hop + 1))])
         }
         if metrics.firstByteDuration > 0 { event("response.first_byte", after: metrics.firstByteDuration) }
         if let version = HTTPClientSpanAttributes.protocolVersion(metrics.httpVersion) {

@@ -127,7 +127,7 @@ final class TracingEventMonitorTests: XCTestCase {
     }
 
     func testThatEachRedirectHopIsAnEvent() async throws {
-        // Given: two hops followed by libcurl, then one followed by a redirect handler
+        // Given: two hops followed without a handler, then one followed through a redirect handler
         let (session, monitor) = tracedSession()
         let parent = tracer.startSpan("caller")
         let native = try Live.httpbin("/redirect/2")
@@ -149,5 +149,9 @@ final class TracingEventMonitorTests: XCTestCase {
         let handHop = try XCTUnwrap(hops.first { $0.count == 1 }?.first)
         XCTAssertEqual(handHop.attributes["http.response.status_code"]?.toSpanAttribute(), .int(302))
         XCTAssertEqual(handHop.attributes["url.full"]?.toSpanAttribute(), .string(try Live.httpbin("/get")))
+        let nativeHops = try XCTUnwrap(hops.first { $0.count == 2 })
+        XCTAssertEqual(nativeHops.map { $0.attributes["url.full"]?.toSpanAttribute() },
+                       [.string(try Live.httpbin("/relative-redirect/1")), .string(try Live.httpbin("/get"))],
+                       "every hop has its target")
     }
 }

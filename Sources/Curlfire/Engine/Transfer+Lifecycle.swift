@@ -56,7 +56,7 @@ struct StageCarry: @unchecked Sendable {
 
 // The request lifecycle around the engine: event monitors, adapters that answer asynchronously,
 // redirects followed by hand. Kept apart from Transfer.swift; runs off the engine thread except
-// `emitAttemptFinished` and `followRedirectByHand`, which only dispatch.
+// `emitAttemptFinished` and following a redirect without a handler, which only dispatch.
 extension Transfer {
     /// The public request value for this transfer (a `DataRequest`, `UploadRequest`, `StreamRequest`, …).
     var requestValue: any Request {
@@ -85,8 +85,8 @@ extension Transfer {
     }
 
     /// An attempt is over (engine thread: only dispatches).
-    func emitAttemptFinished(_ result: AttemptResult) {
-        if let metrics = result.metrics { emit { $0.request($1, didGatherMetrics: metrics) } }
+    func emitAttemptFinished(_ result: AttemptResult, metrics: TransferMetrics?) {
+        if let metrics { emit { $0.request($1, didGatherMetrics: metrics) } }
         let error = result.error
         emit { $0.request($1, didCompleteAttemptWith: error) }
     }

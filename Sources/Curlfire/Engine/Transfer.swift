@@ -383,7 +383,7 @@ final class Transfer: @unchecked Sendable {
             carry.retryableError = Self.retryableError(outcome)
             return machine.attemptEnded(verdict, for: result.stage)
         }
-        emitAttemptFinished(result) // lifecycle
+        emitAttemptFinished(result, metrics: outcome.metrics) // lifecycle: with the hops before it counted
         perform(action)
     }
 
