@@ -2,7 +2,6 @@ import Curlfire
 import Dispatch
 import Foundation
 import FoundationNetworking
-import Synchronization
 import Tracing
 
 /// What ``TracingEventMonitor`` and its ``TracingAdapter`` share: per request (under
@@ -31,7 +30,7 @@ final class TracedRequests: Sendable {
     private static let pruneThreshold = 256
 
     private let tracer: any Tracer
-    private let entries = Mutex<[UUID: Entry]>([:])
+    private let entries = Locked<[UUID: Entry]>([:])
 
     init(tracer: any Tracer) { self.tracer = tracer }
 
@@ -84,7 +83,7 @@ final class TracedRequests: Sendable {
 
 /// A request's span, started at most once by whichever of the adapter and the monitor asks first.
 final class SpanCell: Sendable {
-    private let span = Mutex<(any Span)?>(nil)
+    private let span = Locked<(any Span)?>(nil)
 
     /// Whether the span was started.
     var isStarted: Bool { span.withLock { $0 != nil } }
@@ -97,5 +96,20 @@ final class SpanCell: Sendable {
             current = made
             return made
         }
+    }
+}
+
+/// A value guarded by an `NSLock` (`Synchronization.Mutex`'s futex is invisible to ThreadSanitizer
+/// on this toolchain, which then reports races on guarded state).
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

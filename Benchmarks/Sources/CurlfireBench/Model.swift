@@ -32,6 +32,7 @@ enum Scenario: String, CaseIterable, Codable, Sendable {
     case upload = "upload-256mib"
     case decodeJSON = "decode-json-1mb"
     case coldStart = "cold-start"
+    case cacheHit = "cache-hit"
 
     var title: String {
         switch self {
@@ -44,12 +45,13 @@ enum Scenario: String, CaseIterable, Codable, Sendable {
         case .upload: "256 MiB upload from a file"
         case .decodeJSON: "GET + decode 1 MB JSON into Decodable"
         case .coldStart: "cold start to first response"
+        case .cacheHit: "fresh cache hit (raw libcurl: the loopback GET it replaces)"
         }
     }
 
     var unit: String {
         switch self {
-        case .sequential, .concurrent8, .concurrent64, .multiplexed64: "req/s"
+        case .sequential, .concurrent8, .concurrent64, .multiplexed64, .cacheHit: "req/s"
         case .handshakes: "conn/s"
         case .download, .upload: "MB/s"
         case .decodeJSON: "decodes/s"

@@ -147,6 +147,10 @@ struct Report {
                 lines.append("- \(name) 1 GiB download peak RSS: not measured")
             }
             check("\(name) new HTTPS connections vs raw libcurl", ratio(.handshakes, client, to: .rawCurl), atLeast: 0.8)
+            if let hit = cell(.cacheHit, client).median, let network = cell(.sequential, client).median, network > 0 {
+                lines.append(String(format: "- %@ fresh cache hit vs its own loopback GET: %.1f× (issue 15: ≥ 10×) — %@",
+                                    name, hit / network, hit / network >= 10 ? "met" : "NOT met"))
+            }
             let slower = settings.scenarios.filter { scenario in
                 (ratio(scenario, client, to: .asyncHTTPClient) ?? 1) < 1
             }

@@ -97,13 +97,22 @@ struct CacheControl: Equatable, Sendable {
 enum HeaderLookup {
     /// The value of `lowercaseName` in `headers`, ignoring case; several spellings are joined with ", ".
     static func value(_ lowercaseName: String, in headers: [String: String]) -> String? {
-        let values = headers.filter { $0.key.lowercased() == lowercaseName }.sorted { $0.key < $1.key }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
+        // Runs several times per request: compare without allocating; only names spelled in more
+        // than one case (rare) are gathered, sorted and joined.
+        var first: (name: String, value: String)?
+        var more: [(name: String, value: String)] = []
+        for (name, value) in headers where HeaderName.equals(name, lowercaseName) {
+            if first == nil { first = (name, value) } else { more.append((name, value)) }
+        }
+        guard let first else { return nil }
+        guard !more.isEmpty else { return first.value }
+        return ([first] + more).sorted { $0.name < $1.name }.map(\.value).joined(separator: ", ")
     }
 
     /// The value of `lowercaseName` among ordered fields, ignoring case; repeated fields joined with ", ".
     static func value(_ lowercaseName: String, in fields: [CachedEntry.Field]) -> String? {
-        let values = fields.filter { $0.name.lowercased() == lowercaseName }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
+        var values: [String] = []
+        for field in fields where HeaderName.equals(field.name, lowercaseName) { values.append(field.value) }
+        return values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import FoundationNetworking
-import Synchronization
 
 /// An RFC 9111 private HTTP cache for a session's data requests: an LRU memory tier and an optional
 /// disk tier that survives restarts.
@@ -32,10 +31,10 @@ public final class ResponseCache: Sendable {
     /// `false` by default: a private cache for one user.
     public let isShared: Bool
 
-    private let memory: Mutex<MemoryTier>
-    private let disk: Mutex<DiskTier?>
+    private let memory: LockedValue<MemoryTier>
+    private let disk: LockedValue<DiskTier?>
     /// Keys with a `stale-while-revalidate` refresh in flight.
-    private let revalidating = Mutex<Set<String>>([])
+    private let revalidating = LockedValue<Set<String>>([])
 
     /// Creates a cache.
     ///
@@ -51,8 +50,8 @@ public final class ResponseCache: Sendable {
         self.isShared = isShared
         let tier = diskCapacity > 0 ? directory.flatMap { DiskTier(directory: $0, capacity: diskCapacity) } : nil
         self.diskCapacity = tier == nil ? 0 : diskCapacity
-        memory = Mutex(MemoryTier(capacity: memoryCapacity))
-        disk = Mutex(tier)
+        memory = LockedValue(MemoryTier(capacity: memoryCapacity))
+        disk = LockedValue(tier)
     }
 
     /// Bytes the memory tier holds now.

@@ -440,7 +440,9 @@ final class Transfer: @unchecked Sendable {
         marked.discardsResumeData = resumeDataDiscarded.load(ordering: .relaxed) // parity
         let outcome = marked
         removeTemporaryBody()
-        if let cache = spec.cache { // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread
+        if let cache = spec.cache, outcome.cacheStatus == .network {
+            // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread. A hit has
+            // nothing to store: it is published where it was served (one thread hop fewer).
             return DispatchQueue.global().async { self.completeWithCache(outcome, cache) }
         }
         if let finishOutcome = spec.finishOutcome {

@@ -66,17 +66,3 @@ struct LineSplitter: Sendable {
         return line.contains(where: { $0 != 0x20 && $0 != 0x09 }) ? line : nil
     }
 }
-
-/// A value guarded by a lock, for per-consumer decoder state.
-final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}

@@ -33,6 +33,8 @@ struct AHCClient {
             result = await decodeLoop(client)
         case .coldStart:
             result = await coldStart(client)
+        case .cacheHit:
+            result = .skipped("AsyncHTTPClient has no HTTP cache")
         }
         try? await client.shutdown()
         return result

@@ -32,6 +32,8 @@ struct CurlfireClient {
             return await decodeLoop()
         case .coldStart:
             return await coldStart()
+        case .cacheHit:
+            return await cacheHits()
         }
     }
 
@@ -72,6 +74,38 @@ struct CurlfireClient {
             }
         }
         return tally.rate(countsConnections: countConnections)
+    }
+
+    /// Sequential requests answered by a memory `ResponseCache`: the first stores nginx's small file
+    /// (the handler makes it fresh for an hour, nginx sends no freshness itself); every later one is
+    /// a hit that sends nothing (checked: each response must say `.hit`).
+    private func cacheHits() async -> Measurement {
+        var configuration = SessionConfiguration.default
+        configuration.httpVersion = .http1_1
+        configuration.responseCache = ResponseCache(memoryCapacity: 4 << 20, diskCapacity: 0, directory: nil)
+        let fresh = ResponseCacher(behavior: .modify { _, cached in
+            var headers = cached.response.allHeaderFields as? [String: String] ?? [:]
+            headers["Cache-Control"] = "max-age=3600"
+            guard let url = cached.response.url,
+                  let response = HTTPURLResponse(url: url, statusCode: cached.response.statusCode,
+                                                 httpVersion: "HTTP/1.1", headerFields: headers) else { return cached }
+            return CachedResponse(response: response, data: cached.data)
+        })
+        let session = SessionManager(configuration: configuration, cachedResponseHandler: fresh)
+        let url = environment.httpBase + "/small.txt"
+        let first = await session.request(url).serializingData().response
+        if let failure = Self.failure(first) { return .failed("priming the cache: \(failure)") }
+        let tally = Tally(window: Window(warmup: request.warmupSeconds, seconds: request.seconds))
+        let result: @Sendable (DataResponse<Data>) -> LoopResult = { response in
+            if let failure = Self.failure(response) { return .failed(failure) }
+            return response.cacheStatus == .hit ? .succeeded : .failed("not a cache hit: \(response.cacheStatus)")
+        }
+        if useAsync {
+            await runAsyncLoop(concurrency: 1, tally: tally) { result(await session.request(url).serializingData().response) }
+        } else {
+            await runCallbackLoop(concurrency: 1, tally: tally) { done in session.request(url).responseData { done(result($0)) } }
+        }
+        return tally.rate(countsConnections: false)
     }
 
     private func upload() async -> Measurement {

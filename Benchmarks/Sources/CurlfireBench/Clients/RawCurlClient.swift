@@ -10,7 +10,7 @@ struct RawCurlClient {
     func measure() async -> Measurement {
         let scenario = request.scenario
         switch scenario {
-        case .sequential:
+        case .sequential, .cacheHit: // for a cache hit: the network request the hit replaces
             return run(rawcurl_sequential, url: environment.httpBase + "/small.txt")
         case .concurrent8, .concurrent64:
             return run(rawcurl_concurrent, url: environment.httpBase + "/small.txt",
