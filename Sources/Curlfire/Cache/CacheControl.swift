@@ -80,16 +80,25 @@ struct CacheControl: Equatable, Sendable {
         }
         parts.append(current)
         return parts.compactMap { part in
-            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            let trimmed = trimmingBlanks(part[...])
             guard !trimmed.isEmpty else { return nil }
             guard let equals = trimmed.firstIndex(of: "=") else { return (trimmed.lowercased(), nil) }
-            let name = trimmed[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            var argument = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let name = trimmingBlanks(trimmed[..<equals]).lowercased()
+            var argument = trimmingBlanks(trimmed[trimmed.index(after: equals)...])
             if argument.count >= 2, argument.hasPrefix("\""), argument.hasSuffix("\"") {
-                argument = String(argument.dropFirst().dropLast())
+                argument = argument.dropFirst().dropLast()
             }
-            return (name, argument)
+            return (name, String(argument))
         }
+    }
+
+    /// `text` without leading and trailing spaces and tabs (HTTP's OWS), without Foundation: this
+    /// runs for every directive of every cache lookup.
+    static func trimmingBlanks(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.utf8.first, first == 0x20 || first == 0x09 { text = text.dropFirst() }
+        while let last = text.utf8.last, last == 0x20 || last == 0x09 { text = text.dropLast() }
+        return text
     }
 }
 

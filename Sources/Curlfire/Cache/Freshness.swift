@@ -14,7 +14,7 @@ enum Freshness {
     /// resident.
     static func currentAge(of entry: CachedEntry, now: Date) -> TimeInterval {
         let dateValue = entry.value("date").flatMap(HTTPDate.parse) ?? entry.responseTime
-        let ageValue = TimeInterval(CacheControl.seconds(entry.value("age")?.trimmingCharacters(in: .whitespaces)) ?? 0)
+        let ageValue = TimeInterval(CacheControl.seconds(entry.value("age").map { String(CacheControl.trimmingBlanks($0[...])) }) ?? 0)
         let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let correctedAgeValue = ageValue + responseDelay

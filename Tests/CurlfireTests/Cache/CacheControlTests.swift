@@ -53,4 +53,23 @@ final class CacheControlTests: XCTestCase {
             XCTAssertNil(HTTPDate.parse(text), text)
         }
     }
+
+    func testThatTheFastIMFFixdatePathAgreesWithTheLenientParser() {
+        // Every month, days and times at their edges, and month names in other cases.
+        var checked = 0
+        for (index, month) in ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "DEC"].enumerated() {
+            for (day, time) in [("01", "00:00:00"), ("15", "12:34:56"), ("28", "23:59:60")] {
+                let text = "Mon, \(day) \(month) \(2000 + index) \(time) GMT"
+                let fast = HTTPDate.parseIMFFixdate(text)
+                XCTAssertNotNil(fast, text)
+                XCTAssertEqual(fast, HTTPDate.parse(text.replacingOccurrences(of: ", ", with: ",  ")), text)
+                checked += 1
+            }
+        }
+        XCTAssertEqual(checked, 36)
+        for text in ["Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08-49-37 GMT",
+                     "Sun, 06 Xyz 1994 08:49:37 GMT", "Sun, 0a Nov 1994 08:49:37 GMT"] {
+            XCTAssertNil(HTTPDate.parseIMFFixdate(text), text)
+        }
+    }
 }
