@@ -55,7 +55,8 @@ build:
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test 2>&1 | tee $(TEST_LOG)
+	@scripts/check-skips.sh $(TEST_LOG) || echo "make test: some skips are not on Tests/skip-allowlist.txt (make check-skips fails on them)"
 
 # The servers live as long as this recipe's shell (the watchdog stops them afterwards, unless they
 # were already started by `make servers`).
@@ -148,3 +149,17 @@ fuzz: fuzz-build
 
 fuzz-smoke: fuzz-build
 	scripts/fuzz.sh smoke
+
+# Test hygiene (docs/Reliability.md, "Tests that cannot pass by accident"). `make test` keeps its
+# output in TEST_LOG and lists the skipped tests; `make check-skips` fails on any skip that is not
+# on Tests/skip-allowlist.txt. The sanitize targets set CURLFIRE_SANITIZER so that timing
+# assertions skip themselves there (an allow-listed skip).
+TEST_LOG ?= .build/test.log
+
+.PHONY: check-skips
+
+check-skips:
+	scripts/check-skips.sh $(TEST_LOG)
+
+sanitize-thread: export CURLFIRE_SANITIZER := thread
+sanitize-address: export CURLFIRE_SANITIZER := address
