@@ -163,3 +163,28 @@ check-skips:
 
 sanitize-thread: export CURLFIRE_SANITIZER := thread
 sanitize-address: export CURLFIRE_SANITIZER := address
+
+# Impaired-network tests (docs/Reliability.md): NetworkImpairmentTests in network namespaces of their
+# own (root, iproute2, iptables). `make deps` also installs those two when missing; `make
+# netns-tests` runs the class with CURLFIRE_NETNS_TESTS=1 (elsewhere it is an allow-listed skip).
+NETNS_APT_PACKAGES := iproute2 iptables
+
+.PHONY: netns-deps netns-tests
+
+deps: netns-deps
+
+netns-deps:
+	@missing=""; \
+	for pkg in $(NETNS_APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    $(SUDO) apt-get update; \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+netns-tests: deps
+	$(SWIFT) build --build-tests
+	CURLFIRE_NETNS_TESTS=1 $(SWIFT) test --skip-build --filter NetworkImpairmentTests 2>&1 | tee .build/netns-tests.log
+	scripts/check-skips.sh .build/netns-tests.log /dev/null
