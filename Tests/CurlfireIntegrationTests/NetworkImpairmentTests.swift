@@ -122,4 +122,34 @@ final class NetworkImpairmentTests: XCTestCase {
         print(String(format: "NetworkImpairmentTests: black hole timed out after %.3f s (2 s timeout): %@", seconds,
                      String(describing: response.error)))
     }
+
+    /// A name with two addresses, the first black-holed: the request succeeds through the second.
+    /// The name resolves through a hosts file of the test's own, bind-mounted over /etc/hosts in a
+    /// private mount namespace (`unshare -m`) for one process — the `curlfire` CLI (Curlfire, same
+    /// engine) — so the machine's /etc/hosts is never touched.
+    func testThatANameWhoseFirstAddressIsDeadSucceedsThroughTheSecond() throws {
+        let (network, base) = try makeNetwork()
+        let source = try randomFile("small.bin", size: 10_000)
+        let hosts = directory.appendingPathComponent("hosts")
+        try Data("127.0.0.1 localhost\n\(network.blackHoleAddress) dual.curlfire.test\n\(network.serverAddress) dual.curlfire.test\n"
+            .utf8).write(to: hosts)
+        let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("curlfire")
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: cli.path), "missing \(cli.path)")
+        let output = directory.appendingPathComponent("small.download")
+        let url = "http://dual.curlfire.test:\(base.port ?? 0)/small.bin"
+        let started = Date()
+        let result = try Subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                                         "mount --bind \"$0\" /etc/hosts && getent ahostsv4 dual.curlfire.test | grep STREAM >&2 && exec \"$@\"",
+                                         hosts.path, cli.path, "--timeout", "4", url, "-o", output.path],
+                                        errorOutput: .mergeWithOutput)
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertEqual(result.status, 0, result.text)
+        XCTAssertTrue(result.text.hasPrefix(network.blackHoleAddress), "the dead address resolves first: \(result.text)")
+        XCTAssertTrue(FileManager.default.contentsEqual(atPath: source.path, andPath: output.path), result.text)
+        let dropped = try network.droppedPackets()
+        XCTAssertGreaterThan(dropped["INPUT", default: 0], 0, "the first address was tried and black-holed: \(dropped)")
+        XCTAssertLessThan(seconds, 4.5, "within the connect timeout")
+        print(String(format: "NetworkImpairmentTests: dead first address, then the second: %.3f s (4 s timeout); dropped %@",
+                     seconds, dropped.description))
+    }
 }
