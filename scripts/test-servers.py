@@ -59,6 +59,10 @@ REQUIREMENTS = [
     "MarkupSafe==3.0.4",
     "pycparser==3.12",
     "six==1.17.0",
+    # HTTP/2 fault server (scripts/h2-fault-server.py).
+    "h2==4.4.1",
+    "hpack==4.2.0",
+    "hyperframe==6.1.0",
 ]
 
 # name -> (certificate file, key file) inside the PKI directory.
@@ -400,7 +404,11 @@ events {{ worker_connections 4096; }}
 http {{
     types {{ text/plain txt; application/octet-stream bin; application/json json; }}
     default_type application/octet-stream;
-    access_log {logs}/nginx.access.log;
+    # The combined format plus nginx's connection serial number, so that tests can count the
+    # connections their requests came on (LoadTests: httpMaximumConnectionsPerHost).
+    log_format curlfire '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
+                        '"$http_referer" "$http_user_agent" conn=$connection';
+    access_log {logs}/nginx.access.log curlfire;
     client_body_temp_path {nginx_dir}/tmp/client_body;
     proxy_temp_path {nginx_dir}/tmp/proxy;
     fastcgi_temp_path {nginx_dir}/tmp/fastcgi;

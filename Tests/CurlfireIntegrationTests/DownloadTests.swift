@@ -21,8 +21,9 @@ final class DownloadTests: XCTestCase {
     }
 
     func testThatBytesLandInARecognisableTemporaryFileWithoutADestination() async throws {
+        let url1 = try Live.httpbin("/bytes/50000")
         let response = await awaitResponse {
-            Curlfire.download(try! Live.httpbin("/bytes/50000")).validate().response(completionHandler: $0)
+            Curlfire.download(url1).validate().response(completionHandler: $0)
         }
         XCTAssertNil(response.error, response.debugDescription)
         let file = try XCTUnwrap(response.temporaryURL)
@@ -39,8 +40,9 @@ final class DownloadTests: XCTestCase {
 
     func testThatAPNGIsMovedValidatedAndReadBack() async throws {
         let destination = directory.appendingPathComponent("picture.png")
+        let url2 = try Live.httpbin("/image/png")
         let response = await awaitResponse {
-            Curlfire.download(try! Live.httpbin("/image/png"), to: self.to(destination))
+            Curlfire.download(url2, to: self.to(destination))
                 .validate(contentType: ["image/png"]).responseData(completionHandler: $0)
         }
         let data = try XCTUnwrap(response.value, response.debugDescription)
@@ -77,8 +79,9 @@ final class DownloadTests: XCTestCase {
 
     func testThatAMissingDirectoryFailsTheMoveButKeepsTheBytesUnlessCreated() async throws {
         let deep = directory.appendingPathComponent("x/y/file.bin")
+        let url3 = try Live.httpbin("/bytes/2048")
         let failed = await awaitResponse {
-            Curlfire.download(try! Live.httpbin("/bytes/2048"), to: self.to(deep)).response(completionHandler: $0)
+            Curlfire.download(url3, to: self.to(deep)).response(completionHandler: $0)
         }
         guard case let .downloadedFileMoveFailed(underlying, source, destination)? = failed.error else {
             return XCTFail(failed.debugDescription)
@@ -91,8 +94,9 @@ final class DownloadTests: XCTestCase {
         XCTAssertNil(failed.destinationURL)
         try? FileManager.default.removeItem(at: source)
 
+        let url4 = try Live.httpbin("/bytes/2048")
         let created = await awaitResponse {
-            Curlfire.download(try! Live.httpbin("/bytes/2048"), to: self.to(deep, .createIntermediateDirectories))
+            Curlfire.download(url4, to: self.to(deep, .createIntermediateDirectories))
                 .response(completionHandler: $0)
         }
         XCTAssertNil(created.error, created.debugDescription)
@@ -122,8 +126,9 @@ final class DownloadTests: XCTestCase {
     func testThatValidatorsSeeTheFilesAndRejectErrorStatuses() async throws {
         let target = directory.appendingPathComponent("teapot.txt")
         let seen = Recorder<String>()
+        let url5 = try Live.httpbin("/status/418")
         let response = await awaitResponse {
-            Curlfire.download(try! Live.httpbin("/status/418"), to: self.to(target))
+            Curlfire.download(url5, to: self.to(target))
                 .validate { _, response, temporaryURL, destinationURL in
                     seen.append("\(response.statusCode) \(destinationURL?.lastPathComponent ?? "nil") \(temporaryURL != nil)")
                     return .success

@@ -10,9 +10,18 @@ final class EventMonitorTests: XCTestCase {
         let queue = DispatchQueue(label: "test.monitor")
         let events = Recorder<String>()
         let threads = Recorder<String>()
+        private let lock = NSLock()
+        private var waiters: [String: [XCTestExpectation]] = [:]
         private func note(_ name: String) {
             events.append(name)
             threads.append(Thread.current.name ?? "")
+            lock.withLock { waiters.removeValue(forKey: name) ?? [] }.forEach { $0.fulfill() }
+        }
+        /// An expectation fulfilled when `name` is next delivered: the test waits for the event itself.
+        func expectation(for name: String) -> XCTestExpectation {
+            let expectation = XCTestExpectation(description: "event \(name)")
+            lock.withLock { waiters[name, default: []].append(expectation) }
+            return expectation
         }
         func request(_ request: any Request, didCreateInitialURLRequest urlRequest: URLRequest) { note("created") }
         func request(_ request: any Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) { note("adapted") }
@@ -45,10 +54,13 @@ final class EventMonitorTests: XCTestCase {
     func testThatACancelledRequestReportsTheCancellation() async throws {
         let monitor = RecordingMonitor()
         let session = SessionManager(eventMonitors: [monitor])
-        let request = session.request(try Live.httpbin("/delay/3"))
+        // Cancelled mid-transfer: after the first body byte of a 3-second drip has arrived.
+        let request = session.request(try Live.httpbin("/drip?duration=3&numbytes=3&delay=0"))
+        let firstByte = FirstByte()
+        request.downloadProgress { firstByte.seen($0) }
         let waiter = ResponseWaiter<DefaultDataResponse>()
         request.response { waiter.fulfil($0) }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await fulfillment(of: [firstByte.expectation], timeout: 5)
         request.cancel()
         _ = await waiter.value
         XCTAssertEqual(monitor.delivered, ["created", "resumed", "cancelled", "metrics", "attemptFailed", "finished",
@@ -73,6 +85,7 @@ final class EventMonitorTests: XCTestCase {
         let names = Recorder<String>()
         let carriesRequest = Recorder<Bool>()
         let marker = Live.marker()
+        let completed = XCTestExpectation(description: "didComplete posted")
         var observers: [NSObjectProtocol] = []
         for name in [Notification.Name.Task.DidResume, .Task.DidSuspend, .Task.DidCancel, .Task.DidComplete] {
             observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
@@ -80,22 +93,26 @@ final class EventMonitorTests: XCTestCase {
                       request.request?.url?.query?.contains(marker) == true else { return }
                 names.append(note.name.rawValue.components(separatedBy: ".").last ?? "")
                 carriesRequest.append(true)
+                if note.name == .Task.DidComplete { completed.fulfill() }
             })
         }
         defer { observers.forEach(NotificationCenter.default.removeObserver) }
-        let request = session.request(try Live.httpbin("/drip?duration=1&numbytes=4&m=\(marker)"))
+        let request = session.request(try Live.httpbin("/drip?duration=1&numbytes=4&delay=0&m=\(marker)"))
+        let firstByte = FirstByte()
+        request.downloadProgress { firstByte.seen($0) }
         let waiter = ResponseWaiter<DefaultDataResponse>()
         request.response { waiter.fulfil($0) }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        // Suspended mid-transfer (a body byte has arrived), resumed once the suspension was delivered.
+        await fulfillment(of: [firstByte.expectation], timeout: 5)
+        let suspended = monitor.expectation(for: "suspended")
         request.suspend()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await fulfillment(of: [suspended], timeout: 5)
         request.resume()
         _ = await waiter.value
         XCTAssertEqual(monitor.delivered, ["created", "resumed", "suspended", "resumed", "metrics", "attempt",
                                            "finished", "parsedDefault"])
-        _ = await withCheckedContinuation { continuation in
-            DispatchQueue(label: "flush").asyncAfter(deadline: .now() + 0.2) { continuation.resume(returning: ()) }
-        }
+        // Notifications are posted off the monitor queue: wait for the last one itself.
+        await fulfillment(of: [completed], timeout: 5)
         XCTAssertEqual(names.all, ["didResume", "didSuspend", "didResume", "didComplete"])
     }
 
@@ -110,6 +127,18 @@ final class EventMonitorTests: XCTestCase {
         let all = lines.all
         XCTAssertTrue(all.contains { $0.contains("resumed") }, "\(all)")
         XCTAssertTrue(all.contains { $0.contains("finished (418)") }, "\(all)")
+    }
+}
+
+/// Fulfils its expectation when a progress report first counts a received byte.
+final class FirstByte: @unchecked Sendable {
+    let expectation = XCTestExpectation(description: "first body byte received")
+    private let lock = NSLock()
+    private var done = false
+    func seen(_ progress: Progress) {
+        guard progress.completedUnitCount > 0 else { return }
+        let first = lock.withLock { () -> Bool in defer { done = true }; return !done }
+        if first { expectation.fulfill() }
     }
 }
 

@@ -48,22 +48,34 @@ final class LifecycleTests: XCTestCase {
         let request = session.request(try Live.httpbin("/get?marker=\(marker)"))
         let waiter = ResponseWaiter<DefaultDataResponse>()
         request.response { waiter.fulfil($0) }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        XCTAssertTrue(servers.accessLogLines("httpbin", containing: marker, timeout: 0.2).isEmpty, "nothing sent before resume()")
+        // A barrier instead of a pause: a later request on the same session, resumed and answered.
+        // Had the first one been started it would have reached the server before this one.
+        let barrierMarker = Live.marker()
+        let barrier = session.request(try Live.httpbin("/get?marker=\(barrierMarker)"))
+        barrier.resume()
+        let barrierResponse = await barrier.serializingData().response
+        XCTAssertEqual(barrierResponse.response?.statusCode, 200, barrierResponse.debugDescription)
+        XCTAssertEqual(servers.accessLogLines("httpbin", containing: barrierMarker).count, 1, "the barrier was logged")
+        XCTAssertFalse(waiter.isFulfilled, "no response before resume()")
+        XCTAssertTrue(servers.accessLogLines("httpbin", containing: marker, timeout: 0).isEmpty, "nothing sent before resume()")
         request.resume()
         let response = await waiter.value
         XCTAssertEqual(response.response?.statusCode, 200)
     }
 
     func testThatCancellingMidTransferGivesExplicitlyCancelled() async throws {
-        let request = Curlfire.request(try Live.httpbin("/delay/5"))
+        // Mid-transfer for certain: the head and a first body byte of a 5-second drip have arrived.
+        let request = Curlfire.request(try Live.httpbin("/drip?duration=5&numbytes=5&delay=0"))
+        let firstByte = FirstByte()
+        request.downloadProgress { firstByte.seen($0) }
         let waiter = ResponseWaiter<DataResponse<Data>>()
         request.responseData { waiter.fulfil($0) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        await fulfillment(of: [firstByte.expectation], timeout: 5)
         let started = Date()
         request.cancel()
         let response = await waiter.value
         XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        XCTAssertEqual(response.response?.statusCode, 200, "the head had arrived")
         guard case .explicitlyCancelled? = response.error else { return XCTFail("\(response.debugDescription)") }
     }
 
@@ -77,9 +89,13 @@ final class LifecycleTests: XCTestCase {
     func testThatSuspendPausesAndResumeContinues() async throws {
         let request = Curlfire.request(try Live.httpbin("/drip?numbytes=6&duration=1.2&delay=0"))
         let waiter = ResponseWaiter<DataResponse<Data>>()
-        request.responseData { waiter.fulfil($0) }
+        // The 1.2 s drip must not complete while suspended: an inverted expectation over 1.8 s says
+        // so explicitly (this window is the behaviour under test, not a synchronisation guess).
+        let completedWhileSuspended = XCTestExpectation(description: "completed while suspended")
+        completedWhileSuspended.isInverted = true
+        request.responseData { completedWhileSuspended.fulfill(); waiter.fulfil($0) }
         request.suspend()
-        try await Task.sleep(nanoseconds: 1_800_000_000)
+        await fulfillment(of: [completedWhileSuspended], timeout: 1.8)
         let resumedAt = Date()
         request.resume()
         let response = await waiter.value
@@ -110,9 +126,11 @@ final class LifecycleTests: XCTestCase {
     }
 
     func testThatCancellingTheSwiftTaskCancelsTheTransfer() async throws {
-        let url = try Live.httpbin("/delay/5")
-        let task = Task { await Curlfire.request(url).serializingData().response }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let request = Curlfire.request(try Live.httpbin("/drip?duration=5&numbytes=5&delay=0"))
+        let firstByte = FirstByte()
+        request.downloadProgress { firstByte.seen($0) }
+        let task = Task { await request.serializingData().response }
+        await fulfillment(of: [firstByte.expectation], timeout: 5)
         let started = Date()
         task.cancel()
         let response = await task.value

@@ -3,11 +3,15 @@ import CurlfireTestSupport
 import Foundation
 import XCTest
 
-/// 10,000 GETs against nginx with 200 in flight on one session: no failure, every body right, and
-/// the session's descriptors and threads gone once it is released.
+/// 10,000 GETs against nginx with 200 in flight on one session limited to 50 connections: no failure,
+/// every body right, at most 50 connections seen *by the server*, and the session's descriptors and
+/// threads gone once it is released.
 final class LoadTests: XCTestCase {
     private static let total = 10_000
     private static let window = 200
+    /// `httpMaximumConnectionsPerHost`: below the window, so the limit, not the window, bounds the
+    /// connections nginx sees (counted from its access log's `conn=$connection`).
+    private static let connectionLimit = 50
     private static let expectedBody = Data("Hello, Curlfire!\n".utf8)
 
     /// Counts requests in flight and remembers the peak. An `NSLock`, not `Mutex`: ThreadSanitizer
@@ -25,7 +29,7 @@ final class LoadTests: XCTestCase {
     /// Returns the failures (descriptions), the peak in flight, and the wall time.
     private func runLoad(url: URL) async -> (failures: [String], peak: Int, seconds: TimeInterval) {
         var configuration = SessionConfiguration()
-        configuration.httpMaximumConnectionsPerHost = Self.window
+        configuration.httpMaximumConnectionsPerHost = Self.connectionLimit
         let session = SessionManager(configuration: configuration)
         let inFlight = InFlight()
         let started = Date()
@@ -56,11 +60,13 @@ final class LoadTests: XCTestCase {
     func testThatTenThousandRequestsWithTwoHundredInFlightAllSucceedAndLeaveNothingBehind() async throws {
         let servers = try TestServers.shared()
         let base = try XCTUnwrap(servers.nginxHTTP, "nginx is required")
-        let url = base.appendingPathComponent("small.txt")
+        let marker = Live.marker()
+        let warmURL = base.appendingPathComponent("small.txt")
+        let url = try XCTUnwrap(URL(string: warmURL.absoluteString + "?\(marker)"))
         let enginesBefore = ResourceSample.now().engineThreads
         // Warm-up: a session of its own, released, so lazily created process-wide state is in the baseline.
         do {
-            let warm = await SessionManager(configuration: SessionConfiguration()).request(url).serializingData().response
+            let warm = await SessionManager(configuration: SessionConfiguration()).request(warmURL).serializingData().response
             XCTAssertEqual(warm.value, Self.expectedBody, warm.debugDescription)
         }
         // Other tests' sessions (SessionManager.default) may hold engine threads: compare with the baseline.
@@ -72,7 +78,23 @@ final class LoadTests: XCTestCase {
         print(String(format: "LoadTests: %d requests, %d in flight, %.2f s, %.0f req/s; before %@, right after %@",
                      Self.total, peak, seconds, Double(Self.total) / seconds, before.description, during.description))
         XCTAssertEqual(failures.count, 0, failures.prefix(3).joined(separator: "\n"))
-        XCTAssertEqual(peak, Self.window, "exactly the window in flight")
+        XCTAssertEqual(peak, Self.window, "the window was filled")
+        // The server's view: every request arrived, on no more connections than the limit allows.
+        // nginx logs a request after sending its response: wait (bounded) for the last lines.
+        var lines: [String] = []
+        _ = ProcessResources.settle(timeout: 5) {
+            lines = servers.accessLogLines("nginx").filter { $0.contains(marker) }
+            return lines.count >= Self.total
+        }
+        XCTAssertEqual(lines.count, Self.total, "every request reached nginx")
+        let connections = Set(lines.compactMap { line -> Substring? in
+            guard let range = line.range(of: " conn=") else { return nil }
+            return line[range.upperBound...]
+        })
+        print("LoadTests: nginx saw \(lines.count) requests on \(connections.count) connections")
+        XCTAssertLessThanOrEqual(connections.count, Self.connectionLimit,
+                                 "httpMaximumConnectionsPerHost = \(Self.connectionLimit) must bound the server's connections")
+        XCTAssertGreaterThan(connections.count, 1, "200 in flight are spread over several connections")
 
         // The session is released: its engine thread ends and its connections close.
         let engineGone = ProcessResources.settle(timeout: 10) { ResourceSample.now().engineThreads <= before.engineThreads }

@@ -63,10 +63,12 @@ final class RetryTests: XCTestCase {
             }
         }
         let retrier = CountingRetrier()
-        let request = Curlfire.request(try Live.httpbin("/delay/3")).retry(using: retrier)
+        let request = Curlfire.request(try Live.httpbin("/drip?duration=3&numbytes=3&delay=0")).retry(using: retrier)
+        let firstByte = FirstByte()
+        request.downloadProgress { firstByte.seen($0) }
         let waiter = ResponseWaiter<DataResponse<Data>>()
         request.responseData { waiter.fulfil($0) }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await fulfillment(of: [firstByte.expectation], timeout: 5) // mid-transfer, not before it
         request.cancel()
         let response = await waiter.value
         guard case .explicitlyCancelled? = response.error else { return XCTFail(response.debugDescription) }

@@ -73,12 +73,16 @@ final class StreamRequestTests: XCTestCase {
 
     func testThatCancellingTheIteratingTaskCancelsTheTransfer() async throws {
         let stream = Curlfire.streamRequest(try Live.httpbin("/drip?duration=5&numbytes=5&delay=0")).streamingData()
+        let firstChunk = XCTestExpectation(description: "first chunk iterated")
         let task = Task {
             var received = 0
-            for try await chunk in stream { received += chunk.count }
+            for try await chunk in stream {
+                if received == 0 { firstChunk.fulfill() }
+                received += chunk.count
+            }
             return received
         }
-        try await Task.sleep(nanoseconds: 1_500_000_000)
+        await fulfillment(of: [firstChunk], timeout: 5) // the task is iterating mid-transfer
         task.cancel()
         let started = Date()
         let result = await task.result

@@ -5,7 +5,8 @@ import XCTest
 /// Timeline invariants and libcurl metrics on real transfers.
 final class TimelineAndMetricsTests: XCTestCase {
     func testThatTimelineStagesAreOrdered() async throws {
-        let response = await awaitResponse { Curlfire.request(try! Live.httpbin("/get")).responseJSON(completionHandler: $0) }
+        let url1 = try Live.httpbin("/get")
+        let response = await awaitResponse { Curlfire.request(url1).responseJSON(completionHandler: $0) }
         let timeline = response.timeline
         XCTAssertLessThanOrEqual(timeline.requestStartTime, timeline.initialResponseTime)
         XCTAssertLessThanOrEqual(timeline.initialResponseTime, timeline.requestCompletedTime)

@@ -32,8 +32,9 @@ final class UploadTests: XCTestCase {
 
     func testThatDataUploadsArriveAsSent() async throws {
         let payload = Data("hello from curlfire".utf8)
+        let url1 = try Live.httpbin("/post")
         let response = await awaitResponse {
-            Curlfire.upload(payload, to: try! Live.httpbin("/post"), headers: ["Content-Type": "text/plain"])
+            Curlfire.upload(payload, to: url1, headers: ["Content-Type": "text/plain"])
                 .validate().responseJSON(completionHandler: $0)
         }
         XCTAssertEqual(jsonObject(response)["data"] as? String, "hello from curlfire")
@@ -42,8 +43,9 @@ final class UploadTests: XCTestCase {
     func testThatASmallUploadsProgressEndsAtOneBeforeTheResponse() async throws {
         let payload = Data(repeating: 0x61, count: 3_000)
         let progress = Recorder<Int64>()
+        let url2 = try Live.httpbin("/post")
         let response = await awaitResponse {
-            Curlfire.upload(payload, to: try! Live.httpbin("/post"), headers: ["Content-Type": "text/plain"])
+            Curlfire.upload(payload, to: url2, headers: ["Content-Type": "text/plain"])
                 .uploadProgress { progress.append($0.completedUnitCount) }
                 .validate().responseJSON(completionHandler: $0)
         }
@@ -58,8 +60,9 @@ final class UploadTests: XCTestCase {
         let file = directory.appendingPathComponent("small.txt")
         try Data("file body".utf8).write(to: file)
         for method in [HTTPMethod.put, .patch] {
+            let url = try Live.httpbin("/\(method.rawValue.lowercased())")
             let response = await awaitResponse {
-                Curlfire.upload(file, to: try! Live.httpbin("/\(method.rawValue.lowercased())"), method: method)
+                Curlfire.upload(file, to: url, method: method)
                     .validate().responseJSON(completionHandler: $0)
             }
             XCTAssertEqual(jsonObject(response)["data"] as? String, "file body", "\(method)")
@@ -75,12 +78,13 @@ final class UploadTests: XCTestCase {
     func testThatMultipartFieldsAndFilesArriveAsSent() async throws {
         let file = directory.appendingPathComponent("notes.txt")
         try Data("file contents".utf8).write(to: file)
+        let url3 = try Live.httpbin("/post")
         let response = await awaitResponse {
             Curlfire.upload(multipartFormData: { form in
                 form.append(Data("steve".utf8), withName: "name")
                 form.append(Data("çà и 日本".utf8), withName: "unicode")
                 form.append(file, withName: "attachment")
-            }, to: try! Live.httpbin("/post")).validate().responseJSON(completionHandler: $0)
+            }, to: url3).validate().responseJSON(completionHandler: $0)
         }
         let json = jsonObject(response)
         let form = json["form"] as? [String: Any]
@@ -151,8 +155,9 @@ final class UploadTests: XCTestCase {
     }
 
     func testThatParameterEncodingsReachTheServer() async throws {
+        let url4 = try Live.httpbin("/post")
         let form = await awaitResponse {
-            Curlfire.request(try! Live.httpbin("/post"), method: .post, parameters: ["a": [1, 2], "b": ["c": true]],
+            Curlfire.request(url4, method: .post, parameters: ["a": [1, 2], "b": ["c": true]],
                              encoding: URLEncoding.default).validate().responseJSON(completionHandler: $0)
         }
         let fields = jsonObject(form)["form"] as? [String: Any]
