@@ -407,7 +407,7 @@ http {{
     # The combined format plus nginx's connection serial number, so that tests can count the
     # connections their requests came on (LoadTests: httpMaximumConnectionsPerHost).
     log_format curlfire '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
-                        '"$http_referer" "$http_user_agent" conn=$connection';
+                        '"$http_referer" "$http_user_agent" conn=$connection t=$msec';
     access_log {logs}/nginx.access.log curlfire;
     client_body_temp_path {nginx_dir}/tmp/client_body;
     proxy_temp_path {nginx_dir}/tmp/proxy;
