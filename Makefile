@@ -89,7 +89,7 @@ distclean: clean
 # scripts/doc-comments.py; then DocC's own table per target, which also counts inherited and
 # synthesized members; DocC writes no archive in that mode, so it is a separate run).
 DOCS_DIR ?= .build/docs
-DOC_TARGETS := Curlfire CurlfireHTTPTypes CurlfireMetrics CurlfireTracing CurlfireOpenAPI
+DOC_TARGETS := Curlfire CurlfireTesting CurlfireHTTPTypes CurlfireMetrics CurlfireTracing CurlfireOpenAPI
 DOCC_PLUGIN = $(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation
 
 .PHONY: docs docs-coverage doc-comments docs-check

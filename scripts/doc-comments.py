@@ -13,7 +13,7 @@ import glob
 import re
 import sys
 
-TARGETS = sys.argv[1:] or ["Curlfire", "CurlfireHTTPTypes", "CurlfireMetrics", "CurlfireTracing", "CurlfireOpenAPI"]
+TARGETS = sys.argv[1:] or ["Curlfire", "CurlfireTesting", "CurlfireHTTPTypes", "CurlfireMetrics", "CurlfireTracing", "CurlfireOpenAPI"]
 DECLARATION = re.compile(r"^(@\w+(\([^)]*\))?\s+)*(nonisolated\(nonsending\)\s+)?(public|open)\s")
 
 missing_total = 0
