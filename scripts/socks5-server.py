@@ -123,15 +123,7 @@ def serve(client, log_path):
                     pass
 
 
-def parent_alive(pid, original_parent):
-    if pid == original_parent and os.getppid() != original_parent:
-        return False
-    try:
-        os.kill(pid, 0)
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
+from parent_watch import parent_alive  # shared by the test servers in scripts/
 
 
 def main():
