@@ -6,8 +6,10 @@ internal import CCurl
 /// is initialised once under a lock, so racing first sessions are safe.
 enum CurlGlobal {
     /// The result of `curl_global_init(CURL_GLOBAL_ALL)`; `CURLE_OK` (0) on success.
+    /// OpenSSL is initialised first, without its `atexit` clean-up (see `OpenSSL.initialized`).
     static let initialized: Int = {
-        Int(curl_global_init(Int(CURL_GLOBAL_ALL)).rawValue)
+        _ = OpenSSL.initialized
+        return Int(curl_global_init(Int(CURL_GLOBAL_ALL)).rawValue)
     }()
 
     /// The libcurl version string, for example `"7.88.1"`.

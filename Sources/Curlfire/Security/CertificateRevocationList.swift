@@ -16,6 +16,7 @@ public struct CertificateRevocationList: Sendable, Hashable {
     /// - Parameter derData: exactly one DER CRL.
     /// - Returns: `nil` when the bytes are not one well-formed CRL.
     public init?(derData: Data) {
+        _ = OpenSSL.initialized
         let parsed = derData.withUnsafeBytes { raw -> OpaquePointer? in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count > 0 else { return nil }
             var cursor: UnsafePointer<UInt8>? = UnsafePointer(base)

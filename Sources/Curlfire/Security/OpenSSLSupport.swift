@@ -39,12 +39,25 @@ final class X509CRLHandle: @unchecked Sendable {
 }
 
 enum OpenSSL {
+    /// OpenSSL's process-wide initialisation without its `atexit` clean-up, done before Curlfire's first
+    /// OpenSSL call and before `curl_global_init`.
+    ///
+    /// By default OpenSSL frees its global locks and tables in an `atexit` handler. A program that calls
+    /// `exit()` while the engine thread is still closing a TLS connection (for example right after a
+    /// request failed trust evaluation) then crashes in `pthread_rwlock_unlock` on a freed lock. The
+    /// first initialisation decides, so every parser below and `CurlGlobal` go through this once.
+    static let initialized: Bool = {
+        OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+            && OPENSSL_init_ssl(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    }()
+
     /// Drops whatever errors earlier calls left on this thread's OpenSSL error queue.
     static func clearErrors() { ERR_clear_error() }
 
     /// Runs `body` with a read-only memory BIO over `data`.
     static func withMemoryBIO<T>(_ data: Data, _ body: (OpaquePointer) -> T) -> T? {
-        data.withUnsafeBytes { raw -> T? in
+        _ = initialized
+        return data.withUnsafeBytes { raw -> T? in
             guard let base = raw.baseAddress, raw.count <= Int(Int32.max),
                   let bio = BIO_new_mem_buf(base, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
@@ -78,7 +91,8 @@ enum OpenSSL {
 
     /// Parses one DER certificate; `nil` unless all of `data` is exactly one certificate.
     static func parseCertificate(der data: Data) -> OpaquePointer? {
-        data.withUnsafeBytes { raw -> OpaquePointer? in
+        _ = initialized
+        return data.withUnsafeBytes { raw -> OpaquePointer? in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count > 0 else { return nil }
             var cursor: UnsafePointer<UInt8>? = UnsafePointer(base)
             guard let x509 = d2i_X509(nil, &cursor, raw.count) else { clearErrors(); return nil }
@@ -122,6 +136,7 @@ enum OpenSSL {
 
     /// SHA-256 of `data`.
     static func sha256(_ data: Data) -> Data {
+        _ = initialized
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = data.withUnsafeBytes { raw in

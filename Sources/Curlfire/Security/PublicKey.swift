@@ -17,6 +17,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter derData: a DER SubjectPublicKeyInfo.
     /// - Returns: `nil` when the bytes are not a public key OpenSSL can read.
     public init?(derData: Data) {
+        _ = OpenSSL.initialized
         let valid = derData.withUnsafeBytes { raw -> Bool in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count > 0 else { return false }
             var cursor: UnsafePointer<UInt8>? = UnsafePointer(base)

@@ -85,11 +85,18 @@ struct CurlfireCommand: AsyncParsableCommand {
         do {
             try await command.run()
         } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
+            terminate(code.rawValue)
         } catch {
             StandardStreams.err("curlfire: error: \(error)\n")
-            Foundation.exit(ExitStatus.failure.rawValue)
+            terminate(ExitStatus.failure.rawValue)
         }
-        Foundation.exit(ExitStatus.ok.rawValue)
+        terminate(ExitStatus.ok.rawValue)
+    }
+
+    /// Ends the process once a request has run: flushes stdio, then `_exit`, so no `atexit` handler or
+    /// static destructor runs while the engine thread may still be closing a connection.
+    private static func terminate(_ status: Int32) -> Never {
+        fflush(nil)
+        _exit(status)
     }
 }
