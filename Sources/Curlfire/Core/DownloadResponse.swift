@@ -5,8 +5,12 @@ import FoundationNetworking
 public struct DefaultDownloadResponse: Sendable {
     /// The request sent (after adapters), if one could be built.
     public let request: URLRequest?
-    /// The server's response, if one arrived.
-    public let response: HTTPURLResponse?
+    /// The server's response, if one arrived. Built from the received head on first read: Foundation's
+    /// `HTTPURLResponse` initialiser case-folds every header, a cost a caller who never reads it
+    /// should not pay.
+    public var response: HTTPURLResponse? { lazyResponse?.response }
+    /// The response head, made into ``response`` when first read.
+    let lazyResponse: LazyResponse?
     /// Where the body was written. After a successful move the file is at ``destinationURL``
     /// instead; it is still here when there was no destination, when the move failed, or when the
     /// partial file was kept for ``resumeData``.
@@ -29,8 +33,17 @@ public struct DefaultDownloadResponse: Sendable {
     public init(request: URLRequest?, response: HTTPURLResponse?, temporaryURL: URL?, destinationURL: URL?,
                 resumeData: Data?, error: CurlfireError?, timeline: Timeline = Timeline(),
                 metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+        self.init(request: request, lazyResponse: LazyResponse.wrapping(response), temporaryURL: temporaryURL,
+                  destinationURL: destinationURL, resumeData: resumeData, error: error, timeline: timeline,
+                  metrics: metrics, allMetrics: allMetrics)
+    }
+
+    /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
+    init(request: URLRequest?, lazyResponse: LazyResponse?, temporaryURL: URL?, destinationURL: URL?,
+                resumeData: Data?, error: CurlfireError?, timeline: Timeline = Timeline(),
+                metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
         self.request = request
-        self.response = response
+        self.lazyResponse = lazyResponse
         self.temporaryURL = temporaryURL
         self.destinationURL = destinationURL
         self.resumeData = resumeData
@@ -45,8 +58,12 @@ public struct DefaultDownloadResponse: Sendable {
 public struct DownloadResponse<Value> {
     /// The request sent (after adapters), if one could be built.
     public let request: URLRequest?
-    /// The server's response, if one arrived.
-    public let response: HTTPURLResponse?
+    /// The server's response, if one arrived. Built from the received head on first read: Foundation's
+    /// `HTTPURLResponse` initialiser case-folds every header, a cost a caller who never reads it
+    /// should not pay.
+    public var response: HTTPURLResponse? { lazyResponse?.response }
+    /// The response head, made into ``response`` when first read.
+    let lazyResponse: LazyResponse?
     /// Where the body was written (see ``DefaultDownloadResponse/temporaryURL``).
     public let temporaryURL: URL?
     /// Where the file was moved, if it was.
@@ -73,8 +90,17 @@ public struct DownloadResponse<Value> {
     public init(request: URLRequest?, response: HTTPURLResponse?, temporaryURL: URL?, destinationURL: URL?,
                 resumeData: Data?, result: Result<Value, CurlfireError>, timeline: Timeline = Timeline(),
                 metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+        self.init(request: request, lazyResponse: LazyResponse.wrapping(response), temporaryURL: temporaryURL,
+                  destinationURL: destinationURL, resumeData: resumeData, result: result,
+                  timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+    }
+
+    /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
+    init(request: URLRequest?, lazyResponse: LazyResponse?, temporaryURL: URL?, destinationURL: URL?,
+                resumeData: Data?, result: Result<Value, CurlfireError>, timeline: Timeline = Timeline(),
+                metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
         self.request = request
-        self.response = response
+        self.lazyResponse = lazyResponse
         self.temporaryURL = temporaryURL
         self.destinationURL = destinationURL
         self.resumeData = resumeData
@@ -85,7 +111,7 @@ public struct DownloadResponse<Value> {
     }
 
     private func with<T>(_ result: Result<T, CurlfireError>) -> DownloadResponse<T> {
-        DownloadResponse<T>(request: request, response: response, temporaryURL: temporaryURL,
+        DownloadResponse<T>(request: request, lazyResponse: lazyResponse, temporaryURL: temporaryURL,
                             destinationURL: destinationURL, resumeData: resumeData, result: result,
                             timeline: timeline, metrics: metrics, allMetrics: allMetrics)
     }

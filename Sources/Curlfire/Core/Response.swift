@@ -5,8 +5,12 @@ import FoundationNetworking
 public struct DefaultDataResponse: Sendable {
     /// The request sent (after adapters), if one could be built.
     public let request: URLRequest?
-    /// The server's response, if one arrived.
-    public let response: HTTPURLResponse?
+    /// The server's response, if one arrived. Built from the received head on first read: Foundation's
+    /// `HTTPURLResponse` initialiser case-folds every header, a cost a caller who never reads it
+    /// should not pay.
+    public var response: HTTPURLResponse? { lazyResponse?.response }
+    /// The response head, made into ``response`` when first read.
+    let lazyResponse: LazyResponse?
     /// The response body, if any arrived.
     public let data: Data?
     /// The transport, validation or preparation error, if any.
@@ -24,9 +28,17 @@ public struct DefaultDataResponse: Sendable {
     public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: CurlfireError?,
                 timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
                 cacheStatus: CacheStatus = .network) {
+        self.init(request: request, lazyResponse: LazyResponse.wrapping(response), data: data, error: error,
+                  timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
+    }
+
+    /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
+    init(request: URLRequest?, lazyResponse: LazyResponse?, data: Data?, error: CurlfireError?,
+                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+                cacheStatus: CacheStatus = .network) {
         self.cacheStatus = cacheStatus
         self.request = request
-        self.response = response
+        self.lazyResponse = lazyResponse
         self.data = data
         self.error = error
         self.timeline = timeline
@@ -39,8 +51,12 @@ public struct DefaultDataResponse: Sendable {
 public struct DataResponse<Value> {
     /// The request sent (after adapters), if one could be built.
     public let request: URLRequest?
-    /// The server's response, if one arrived.
-    public let response: HTTPURLResponse?
+    /// The server's response, if one arrived. Built from the received head on first read: Foundation's
+    /// `HTTPURLResponse` initialiser case-folds every header, a cost a caller who never reads it
+    /// should not pay.
+    public var response: HTTPURLResponse? { lazyResponse?.response }
+    /// The response head, made into ``response`` when first read.
+    let lazyResponse: LazyResponse?
     /// The response body, if any arrived — kept even when validation or serialization failed.
     public let data: Data?
     /// The serializer's result, or the transport/validation error.
@@ -63,9 +79,18 @@ public struct DataResponse<Value> {
     public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Value, CurlfireError>,
                 timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
                 cacheStatus: CacheStatus = .network) {
+        self.init(request: request, lazyResponse: LazyResponse.wrapping(response), data: data, result: result,
+                  timeline: timeline, metrics: metrics, allMetrics: allMetrics,
+                  cacheStatus: cacheStatus)
+    }
+
+    /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
+    init(request: URLRequest?, lazyResponse: LazyResponse?, data: Data?, result: Result<Value, CurlfireError>,
+                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+                cacheStatus: CacheStatus = .network) {
         self.cacheStatus = cacheStatus
         self.request = request
-        self.response = response
+        self.lazyResponse = lazyResponse
         self.data = data
         self.result = result
         self.timeline = timeline
@@ -75,7 +100,7 @@ public struct DataResponse<Value> {
 
     /// The same response with the success value transformed.
     public func map<T>(_ transform: (Value) -> T) -> DataResponse<T> {
-        DataResponse<T>(request: request, response: response, data: data, result: result.map(transform),
+        DataResponse<T>(request: request, lazyResponse: lazyResponse, data: data, result: result.map(transform),
                         timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 
@@ -89,13 +114,13 @@ public struct DataResponse<Value> {
                     ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error)))
             }
         }
-        return DataResponse<T>(request: request, response: response, data: data, result: mapped,
+        return DataResponse<T>(request: request, lazyResponse: lazyResponse, data: data, result: mapped,
                                timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 
     /// The same response with the failure transformed.
     public func mapError(_ transform: (CurlfireError) -> CurlfireError) -> DataResponse<Value> {
-        DataResponse(request: request, response: response, data: data, result: result.mapError(transform),
+        DataResponse(request: request, lazyResponse: lazyResponse, data: data, result: result.mapError(transform),
                      timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 }

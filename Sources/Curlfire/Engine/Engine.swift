@@ -73,9 +73,12 @@ final class Engine: @unchecked Sendable {
             lock.unlock()
             return false
         }
+        // The engine takes every queued command each time it wakes: only the first command of a
+        // batch needs to wake it (one syscall, and one interrupted poll, per batch).
+        let wakes = commands.isEmpty
         commands.append(command)
         lock.unlock()
-        curl_multi_wakeup(multi)
+        if wakes { curl_multi_wakeup(multi) }
         return true
     }
 

@@ -58,6 +58,15 @@ struct ResponseHead {
         fields.first { HeaderName.equals($0.name, name) }?.value
     }
 
+    /// Every value of `name` joined with `", "`, as `HTTPURLResponse.value(forHTTPHeaderField:)` gives it.
+    func joinedValue(for name: String) -> String? {
+        var joined: String?
+        for field in fields where HeaderName.equals(field.name, name) {
+            joined = joined.map { $0 + ", " + field.value } ?? field.value
+        }
+        return joined
+    }
+
     /// Header fields as a dictionary: repeated names are joined with `", "` as Foundation does,
     /// except `Set-Cookie`, whose values are joined with `"\n"`-free `", "` too (cookies parse both).
     var headerDictionary: [String: String] {
@@ -89,8 +98,8 @@ struct ResponseHead {
 /// shares. The engine only captures the head; whoever first reads the response (a handler on its
 /// queue, an awaiting task, a caller of `request.response`) builds it, once.
 final class LazyResponse: @unchecked Sendable {
-    private let head: ResponseHead
-    private let url: URL
+    private let head: ResponseHead?
+    private let url: URL?
     private let lock = NSLock()
     private var built: HTTPURLResponse??
 
@@ -99,14 +108,36 @@ final class LazyResponse: @unchecked Sendable {
         self.url = url
     }
 
+    /// A response that already exists (built by a caller of a public initialiser).
+    init(built response: HTTPURLResponse) {
+        head = nil
+        url = nil
+        built = .some(response)
+    }
+
+    /// Boxes a response a caller made, `nil` for none.
+    static func wrapping(_ response: HTTPURLResponse?) -> LazyResponse? {
+        response.map { LazyResponse(built: $0) }
+    }
+
     /// The status code, without building the response.
-    var statusCode: Int { head.statusCode }
+    var statusCode: Int { head?.statusCode ?? response?.statusCode ?? 0 }
+
+    /// A header's value (repeated fields joined), without building the response.
+    func headerValue(_ name: String) -> String? {
+        if let head { return head.joinedValue(for: name) }
+        return response?.value(forHTTPHeaderField: name)
+    }
+
+    /// Whether ``response`` has been made (for tests of what builds it).
+    var hasBuiltResponse: Bool { lock.withLock { built != nil } }
 
     /// The response, built on first access.
     var response: HTTPURLResponse? {
         lock.lock()
         defer { lock.unlock() }
         if let built { return built }
+        guard let head, let url else { return nil }
         let made = head.makeResponse(url: url)
         built = .some(made)
         return made

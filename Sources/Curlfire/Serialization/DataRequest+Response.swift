@@ -12,8 +12,8 @@ extension DataTransferRequest {
         let transfer = _dataRequest.core.transfer
         transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately, queue: queue) { outcome in
             let error = outcome.error
-                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
-            let response = DefaultDataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
+                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)
+            let response = DefaultDataResponse(request: outcome.request, lazyResponse: outcome.lazyResponse, data: outcome.data,
                                                error: error, timeline: outcome.timeline, metrics: outcome.metrics,
                                                allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
             transfer.emitParsed(response)
@@ -54,10 +54,11 @@ extension DataTransferRequest {
         let transfer = _dataRequest.core.transfer
         return { outcome in
             let error = outcome.error
-                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.response, data: outcome.data)
-            let result = serializer.serializeResponse(outcome.request, outcome.response, outcome.data, error)
+                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)
+            let result = serializer.serialize(request: outcome.request, head: outcome.lazyResponse, data: outcome.data,
+                                              error: error)
             let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
-            let response = DataResponse(request: outcome.request, response: outcome.response, data: outcome.data,
+            let response = DataResponse(request: outcome.request, lazyResponse: outcome.lazyResponse, data: outcome.data,
                                         result: result, timeline: timeline, metrics: outcome.metrics,
                                         allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
             transfer.emitParsed(response)

@@ -12,9 +12,9 @@ extension DownloadRequest {
         core.transfer.addHandler(start: core.session.startRequestsImmediately, queue: queue) { outcome in
             let files = outcome.download ?? DownloadFiles()
             let error = outcome.error
-                ?? DownloadValidator.run(validators, request: outcome.request, response: outcome.response, files: files)
+                ?? DownloadValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, files: files)
             let response = DefaultDownloadResponse(
-                request: outcome.request, response: outcome.response, temporaryURL: files.temporaryURL,
+                request: outcome.request, lazyResponse: outcome.lazyResponse, temporaryURL: files.temporaryURL,
                 destinationURL: files.destinationURL, resumeData: files.resumeData, error: error,
                 timeline: outcome.timeline, metrics: outcome.metrics, allMetrics: outcome.allMetrics)
             completionHandler(response)
@@ -53,11 +53,11 @@ extension DownloadRequest {
         return { outcome in
             let files = outcome.download ?? DownloadFiles()
             let error = outcome.error
-                ?? DownloadValidator.run(validators, request: outcome.request, response: outcome.response, files: files)
+                ?? DownloadValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, files: files)
             let result = serializer.serializeResponse(outcome.request, outcome.response,
                                                       files.destinationURL ?? files.temporaryURL, error)
             let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
-            return DownloadResponse(request: outcome.request, response: outcome.response,
+            return DownloadResponse(request: outcome.request, lazyResponse: outcome.lazyResponse,
                                     temporaryURL: files.temporaryURL, destinationURL: files.destinationURL,
                                     resumeData: files.resumeData, result: result, timeline: timeline,
                                     metrics: outcome.metrics, allMetrics: outcome.allMetrics)

@@ -58,9 +58,9 @@ enum DownloadValidator {
     }
 
     /// Runs validators in order; the first failure, as a ``CurlfireError``.
-    static func run(_ validators: [DownloadRequest.Validation], request: URLRequest?, response: HTTPURLResponse?,
+    static func run(_ validators: [DownloadRequest.Validation], request: URLRequest?, response head: LazyResponse?,
                     files: DownloadFiles) -> CurlfireError? {
-        guard let response else { return nil }
+        guard !validators.isEmpty, let response = head?.response else { return nil }
         for validator in validators {
             if case let .failure(error) = validator(request, response, files.temporaryURL, files.destinationURL) {
                 return (error as? CurlfireError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))

@@ -19,10 +19,46 @@ public struct DataResponseSerializer<Value>: DataResponseSerializerProtocol {
     public typealias SerializedObject = Value
     /// The serialization closure.
     public let serializeResponse: @Sendable (URLRequest?, HTTPURLResponse?, Data?, Error?) -> Result<Value, CurlfireError>
+    /// The built-in serializers' same closure over the response head, so that a caller who never
+    /// reads `response` does not pay for Foundation building an `HTTPURLResponse`.
+    let serializeHead: (@Sendable (URLRequest?, LazyResponse?, Data?, Error?) -> Result<Value, CurlfireError>)?
 
     /// Creates a serializer from a closure.
     public init(serializeResponse: @escaping @Sendable (URLRequest?, HTTPURLResponse?, Data?, Error?) -> Result<Value, CurlfireError>) {
         self.serializeResponse = serializeResponse
+        serializeHead = nil
+    }
+
+    /// A built-in serializer: one generic rule, over a response or over a head.
+    init(rule: @escaping @Sendable (URLRequest?, (any ResponseFacts)?, Data?, Error?) -> Result<Value, CurlfireError>) {
+        serializeResponse = { request, response, data, error in rule(request, response, data, error) }
+        serializeHead = { request, head, data, error in rule(request, head, data, error) }
+    }
+}
+
+/// What the built-in serializers read of a response: its status and its headers. Both Foundation's
+/// `HTTPURLResponse` and a response head not yet made into one provide it.
+protocol ResponseFacts {
+    /// The HTTP status code.
+    var statusCode: Int { get }
+    /// A header's value, repeated fields joined with `", "`.
+    func headerValue(_ name: String) -> String?
+}
+
+extension HTTPURLResponse: ResponseFacts {
+    func headerValue(_ name: String) -> String? { value(forHTTPHeaderField: name) }
+}
+
+extension LazyResponse: ResponseFacts {}
+
+extension DataResponseSerializerProtocol {
+    /// Serializes an outcome: over its head for the built-in serializers, over the built
+    /// `HTTPURLResponse` for the others.
+    func serialize(request: URLRequest?, head: LazyResponse?, data: Data?, error: Error?) -> Result<SerializedObject, CurlfireError> {
+        if let builtIn = self as? DataResponseSerializer<SerializedObject>, let serializeHead = builtIn.serializeHead {
+            return serializeHead(request, head, data, error)
+        }
+        return serializeResponse(request, head?.response, data, error)
     }
 }
 
@@ -47,8 +83,13 @@ public enum ResponseSerialization {
 
     /// Whether an empty body is the expected, successful outcome: a 204, a 205, or a `HEAD` request.
     public static func emptyBodyAllowed(request: URLRequest?, response: HTTPURLResponse?) -> Bool {
+        emptyBodyAllowed(request: request, head: response)
+    }
+
+    /// ``emptyBodyAllowed``'s rule, over a response or a response head not yet built.
+    static func emptyBodyAllowed(request: URLRequest?, head: (any ResponseFacts)?) -> Bool {
         if request?.httpMethod?.uppercased() == "HEAD" { return true }
-        return response.map { emptyResponseCodes.contains($0.statusCode) } ?? false
+        return head.map { emptyResponseCodes.contains($0.statusCode) } ?? false
     }
 
     /// The incoming error as a ``CurlfireError``.
@@ -61,8 +102,14 @@ public enum ResponseSerialization {
     /// except where ``emptyBodyAllowed(request:response:)``.
     public static func serializeData(request: URLRequest?, response: HTTPURLResponse?, data: Data?,
                                      error: Error?) -> Result<Data, CurlfireError> {
+        serializeData(request: request, head: response, data: data, error: error)
+    }
+
+    /// ``serializeData``'s rule, over a response or a response head not yet built.
+    static func serializeData(request: URLRequest?, head: (any ResponseFacts)?, data: Data?,
+                                     error: Error?) -> Result<Data, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, response: response) { return .success(data ?? Data()) }
+        if emptyBodyAllowed(request: request, head: head) { return .success(data ?? Data()) }
         guard let data else { return .failure(.responseSerializationFailed(reason: .inputDataNil)) }
         return .success(data)
     }
@@ -73,12 +120,18 @@ public enum ResponseSerialization {
     /// ``emptyBodyAllowed(request:response:)``.
     public static func serializeString(encoding: String.Encoding?, request: URLRequest?, response: HTTPURLResponse?,
                                        data: Data?, error: Error?) -> Result<String, CurlfireError> {
+        serializeString(encoding: encoding, request: request, head: response, data: data, error: error)
+    }
+
+    /// ``serializeString``'s rule, over a response or a response head not yet built.
+    static func serializeString(encoding: String.Encoding?, request: URLRequest?, head: (any ResponseFacts)?,
+                                       data: Data?, error: Error?) -> Result<String, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, response: response), data?.isEmpty ?? true { return .success("") }
+        if emptyBodyAllowed(request: request, head: head), data?.isEmpty ?? true { return .success("") }
         guard let data else { return .failure(.responseSerializationFailed(reason: .inputDataNil)) }
         if data.isEmpty { return .success("") }
         let chosen = encoding
-            ?? response.flatMap { Charset.encoding(fromContentType: $0.value(forHTTPHeaderField: "Content-Type")) }
+            ?? head.flatMap { Charset.encoding(fromContentType: $0.headerValue("Content-Type")) }
             ?? .isoLatin1
         guard let string = String(data: data, encoding: chosen) else {
             return .failure(.responseSerializationFailed(reason: .stringSerializationFailed(encoding: chosen)))
@@ -89,8 +142,14 @@ public enum ResponseSerialization {
     /// The body parsed by `JSONSerialization`; an allowed empty body gives `NSNull()`.
     public static func serializeJSON(options: JSONSerialization.ReadingOptions, request: URLRequest?,
                                      response: HTTPURLResponse?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
+        serializeJSON(options: options, request: request, head: response, data: data, error: error)
+    }
+
+    /// ``serializeJSON``'s rule, over a response or a response head not yet built.
+    static func serializeJSON(options: JSONSerialization.ReadingOptions, request: URLRequest?,
+                                     head: (any ResponseFacts)?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, response: response), data?.isEmpty ?? true { return .success(NSNull()) }
+        if emptyBodyAllowed(request: request, head: head), data?.isEmpty ?? true { return .success(NSNull()) }
         guard let data, !data.isEmpty else { return .failure(.responseSerializationFailed(reason: .inputDataNilOrZeroLength)) }
         do {
             return .success(try JSONSerialization.jsonObject(with: data, options: options))
@@ -102,8 +161,14 @@ public enum ResponseSerialization {
     /// The body parsed by `PropertyListSerialization`; an allowed empty body gives `NSNull()`.
     public static func serializePropertyList(options: PropertyListSerialization.ReadOptions, request: URLRequest?,
                                              response: HTTPURLResponse?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
+        serializePropertyList(options: options, request: request, head: response, data: data, error: error)
+    }
+
+    /// ``serializePropertyList``'s rule, over a response or a response head not yet built.
+    static func serializePropertyList(options: PropertyListSerialization.ReadOptions, request: URLRequest?,
+                                             head: (any ResponseFacts)?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, response: response), data?.isEmpty ?? true { return .success(NSNull()) }
+        if emptyBodyAllowed(request: request, head: head), data?.isEmpty ?? true { return .success(NSNull()) }
         guard let data, !data.isEmpty else { return .failure(.responseSerializationFailed(reason: .inputDataNilOrZeroLength)) }
         do {
             return .success(try PropertyListSerialization.propertyList(from: data, options: options, format: nil))
@@ -117,9 +182,16 @@ public enum ResponseSerialization {
     public static func serializeDecodable<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, request: URLRequest?,
                                                          response: HTTPURLResponse?, data: Data?,
                                                          error: Error?) -> Result<T, CurlfireError> {
+        serializeDecodable(type, decoder: decoder, request: request, head: response, data: data, error: error)
+    }
+
+    /// ``serializeDecodable``'s rule, over a response or a response head not yet built.
+    static func serializeDecodable<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, request: URLRequest?,
+                                                         head: (any ResponseFacts)?, data: Data?,
+                                                         error: Error?) -> Result<T, CurlfireError> {
         if let error { return .failure(wrap(error)) }
         guard let data, !data.isEmpty else {
-            if emptyBodyAllowed(request: request, response: response), let empty = T.self as? EmptyResponse.Type,
+            if emptyBodyAllowed(request: request, head: head), let empty = T.self as? EmptyResponse.Type,
                let value = empty.emptyValue() as? T {
                 return .success(value)
             }
@@ -136,37 +208,37 @@ public enum ResponseSerialization {
 extension DataResponseSerializer where Value == Data {
     /// Passes the body through.
     public static func data() -> DataResponseSerializer<Data> {
-        DataResponseSerializer { request, response, data, error in
-            ResponseSerialization.serializeData(request: request, response: response, data: data, error: error)
-        }
+        DataResponseSerializer(rule: { request, head, data, error in
+            ResponseSerialization.serializeData(request: request, head: head, data: data, error: error)
+        })
     }
 }
 
 extension DataResponseSerializer where Value == String {
     /// Decodes the body as text; see ``ResponseSerialization/serializeString(encoding:request:response:data:error:)``.
     public static func string(encoding: String.Encoding? = nil) -> DataResponseSerializer<String> {
-        DataResponseSerializer { request, response, data, error in
-            ResponseSerialization.serializeString(encoding: encoding, request: request, response: response,
+        DataResponseSerializer(rule: { request, head, data, error in
+            ResponseSerialization.serializeString(encoding: encoding, request: request, head: head,
                                                   data: data, error: error)
-        }
+        })
     }
 }
 
 extension DataResponseSerializer where Value == Any {
     /// Parses the body as JSON (`.allowFragments` by default).
     public static func json(options: JSONSerialization.ReadingOptions = .allowFragments) -> DataResponseSerializer<Any> {
-        DataResponseSerializer { request, response, data, error in
-            ResponseSerialization.serializeJSON(options: options, request: request, response: response, data: data,
+        DataResponseSerializer(rule: { request, head, data, error in
+            ResponseSerialization.serializeJSON(options: options, request: request, head: head, data: data,
                                                 error: error)
-        }
+        })
     }
 
     /// Parses the body as a property list.
     public static func propertyList(options: PropertyListSerialization.ReadOptions = []) -> DataResponseSerializer<Any> {
-        DataResponseSerializer { request, response, data, error in
-            ResponseSerialization.serializePropertyList(options: options, request: request, response: response,
+        DataResponseSerializer(rule: { request, head, data, error in
+            ResponseSerialization.serializePropertyList(options: options, request: request, head: head,
                                                         data: data, error: error)
-        }
+        })
     }
 }
 
@@ -174,10 +246,10 @@ extension DataResponseSerializer where Value: Decodable & SendableMetatype {
     /// Decodes the body with `decoder` (a new `JSONDecoder` per response when `nil`).
     public static func decodable(of type: Value.Type = Value.self,
                                  decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) -> DataResponseSerializer<Value> {
-        DataResponseSerializer { request, response, data, error in
+        DataResponseSerializer(rule: { request, head, data, error in
             ResponseSerialization.serializeDecodable(Value.self, decoder: decoder(), request: request,
-                                                     response: response, data: data, error: error)
-        }
+                                                     head: head, data: data, error: error)
+        })
     }
 }
 

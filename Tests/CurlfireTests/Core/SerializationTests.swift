@@ -130,4 +130,22 @@ final class SerializationTests: XCTestCase {
         XCTAssertTrue(bad.isFailure)
         XCTAssertNil(bad.value)
     }
+
+    func testThatBuiltInSerializersReadTheHeadWithoutBuildingAnHTTPURLResponse() {
+        var head = ResponseHead()
+        for line in ["HTTP/1.1 200 OK", "Content-Type: text/plain; charset=iso-8859-1", ""] {
+            Array((line + "\r\n").utf8).withUnsafeBufferPointer { head.consume($0) }
+        }
+        let lazy = LazyResponse(head: head, url: URL(string: "http://example.test/x")!)
+        let latin1 = Data([0x63, 0x61, 0x66, 0xE9]) // "café" in ISO-8859-1
+        let string = DataResponseSerializer.string().serialize(request: nil, head: lazy, data: latin1, error: nil)
+        XCTAssertEqual(string.value, "caf\u{E9}", "the charset comes from the head")
+        let data = DataResponseSerializer.data().serialize(request: nil, head: lazy, data: latin1, error: nil)
+        XCTAssertEqual(data.value, latin1)
+        XCTAssertFalse(lazy.hasBuiltResponse)
+
+        let custom = DataResponseSerializer<Int> { _, response, _, _ in .success(response?.statusCode ?? -1) }
+        XCTAssertEqual(custom.serialize(request: nil, head: lazy, data: latin1, error: nil).value, 200)
+        XCTAssertTrue(lazy.hasBuiltResponse, "a custom serializer gets the built response")
+    }
 }

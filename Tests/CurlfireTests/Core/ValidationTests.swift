@@ -73,14 +73,56 @@ final class ValidationTests: XCTestCase {
         struct First: Error {}
         struct Second: Error {}
         let validators: [DataValidator] = [
-            { _, _, _ in .success },
-            { _, _, _ in .failure(First()) },
-            { _, _, _ in .failure(Second()) },
+            .builtIn { _, _, _ in .success },
+            .custom { _, _, _ in .success },
+            .custom { _, _, _ in .failure(First()) },
+            .builtIn { _, _, _ in .failure(Second()) },
         ]
-        let error = ResponseValidator.run(validators, request: nil, response: response(), data: nil)
+        let error = ResponseValidator.run(validators, request: nil, response: LazyResponse(built: response()), data: nil)
         guard case let .responseValidationFailed(.customValidationFailed(underlying))? = error else {
             return XCTFail("\(String(describing: error))")
         }
         XCTAssertTrue(underlying is First)
+    }
+
+    private func head(_ lines: [String]) -> LazyResponse {
+        var head = ResponseHead()
+        for line in lines + [""] {
+            Array((line + "\r\n").utf8).withUnsafeBufferPointer { head.consume($0) }
+        }
+        return LazyResponse(head: head, url: URL(string: "http://example.test/x")!)
+    }
+
+    func testThatBuiltInValidatorsReadTheHeadWithoutBuildingAnHTTPURLResponse() {
+        let ok = head(["HTTP/1.1 200 OK", "Content-Type: application/json; charset=utf-8", "Content-Length: 2"])
+        let rules: [DataValidator] = [
+            .builtIn { _, response, _ in ResponseValidator.statusCode(response, acceptable: [200]) },
+            .builtIn { _, response, data in ResponseValidator.contentType(response, data: data, acceptable: ["application/json"]) },
+        ]
+        XCTAssertNil(ResponseValidator.run(rules, request: nil, response: ok, data: Data("{}".utf8)))
+        XCTAssertFalse(ok.hasBuiltResponse, "a built-in rule made Foundation build the response")
+
+        let missing = head(["HTTP/1.1 404 Not Found", "Content-Type: text/html"])
+        guard case .unacceptableStatusCode(404)? = reason(ResponseValidator.run(rules, request: nil, response: missing,
+                                                                                 data: Data("x".utf8))) else {
+            return XCTFail("a 404 passed the status rule")
+        }
+        let html = head(["HTTP/1.1 200 OK", "Content-Type: text/html"])
+        guard case .unacceptableContentType(_, "text/html")? = reason(ResponseValidator.run(rules, request: nil,
+                                                                                             response: html,
+                                                                                             data: Data("x".utf8))) else {
+            return XCTFail("text/html passed the content-type rule")
+        }
+
+        let custom: [DataValidator] = [.custom { _, response, _ in
+            response.value(forHTTPHeaderField: "Content-Length") == "2" ? .success : .failure(CurlfireError.explicitlyCancelled)
+        }]
+        XCTAssertNil(ResponseValidator.run(custom, request: nil, response: ok, data: nil))
+        XCTAssertTrue(ok.hasBuiltResponse, "a user's closure sees the built response")
+    }
+
+    private func reason(_ error: CurlfireError?) -> CurlfireError.ResponseValidationFailureReason? {
+        guard case let .responseValidationFailed(reason)? = error else { return nil }
+        return reason
     }
 }

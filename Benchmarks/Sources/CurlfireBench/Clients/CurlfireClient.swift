@@ -46,6 +46,9 @@ struct CurlfireClient {
         return SessionManager(configuration: configuration)
     }
 
+    /// The statuses every measured request must end with.
+    private static let accepted = [200, 204]
+
     private static func failure(_ response: DataResponse<Data>) -> String? {
         if let error = response.error { return "\(error)" }
         guard let status = response.response?.statusCode, status == 200 || status == 204 else {
@@ -59,18 +62,22 @@ struct CurlfireClient {
                             countConnections: Bool = false) async -> Measurement {
         let session = makeSession(connections: connections, version: version)
         let tally = Tally(window: Window(warmup: request.warmupSeconds, seconds: request.seconds))
+        // The status is checked the Alamofire way, by `validate(statusCode:)`: the outcome is in
+        // `response.error`, and the response head never has to become a Foundation `HTTPURLResponse`
+        // (about 1 µs per well-known header, docs/Performance.md) since nothing here reads it.
         let result: @Sendable (DataResponse<Data>) -> LoopResult = { response in
-            if let failure = Self.failure(response) { return .failed(failure) }
+            if let error = response.error { return .failed("\(error)") }
             guard countConnections else { return .succeeded }
             return .succeededOnNewConnections(response.metrics.map { $0.isReusedConnection ? 0 : 1 } ?? 0)
         }
         if useAsync {
             await runAsyncLoop(concurrency: concurrency, tally: tally) {
-                result(await session.request(url, headers: headers).serializingData().response)
+                result(await session.request(url, headers: headers).validate(statusCode: Self.accepted)
+                    .serializingData().response)
             }
         } else {
             await runCallbackLoop(concurrency: concurrency, tally: tally) { done in
-                session.request(url, headers: headers).responseData { done(result($0)) }
+                session.request(url, headers: headers).validate(statusCode: Self.accepted).responseData { done(result($0)) }
             }
         }
         return tally.rate(countsConnections: countConnections)
