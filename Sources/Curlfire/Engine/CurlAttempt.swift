@@ -196,12 +196,20 @@ final class CurlAttempt: @unchecked Sendable {
             discardsBody = options.followRedirects && RedirectRules.redirectCodes.contains(head.statusCode)
                 && head.value(for: "Location") != nil
             if discardsBody { return true }
-            let length = head.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            let length = head.value(for: "Content-Length").flatMap(Self.contentLength)
             sink.prepare(expectedLength: length)
             // Downloads decide here how the body lands in their file (200: from byte 0, 206: append).
             headObserver?.responseHeadDidComplete(head)
         }
         return true
+    }
+
+    /// A `Content-Length` value as a number (surrounding blanks allowed), without Foundation.
+    static func contentLength(_ value: String) -> Int64? {
+        var digits = Substring(value)
+        while let first = digits.utf8.first, first == 32 || first == 9 { digits = digits.dropFirst() }
+        while let last = digits.utf8.last, last == 32 || last == 9 { digits = digits.dropLast() }
+        return Int64(digits)
     }
 
     /// Outcome of offering a chunk to the sink.
@@ -282,7 +290,8 @@ final class CurlAttempt: @unchecked Sendable {
         var metrics: TransferMetrics?
         var response: LazyResponse?
         if let easy {
-            metrics = CurlInfo.metrics(easy, startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
+            metrics = CurlInfo.metrics(easy, requestURL: request.url, startDate: Date(timeIntervalSinceReferenceDate: startTime),
+                                       tls: tls)
             if head.statusCode > 0, let url = metrics?.effectiveURL ?? request.url {
                 response = LazyResponse(head: head, url: url)
             }

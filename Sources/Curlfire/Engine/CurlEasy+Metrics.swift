@@ -25,8 +25,17 @@ enum CurlInfo {
         TimeInterval(offT(easy, info)) / 1_000_000
     }
 
+    /// The URL libcurl ended on: `requestURL` itself when libcurl reports the same text (Curlfire
+    /// follows redirects itself, so it nearly always does), parsed only when it differs.
+    static func effectiveURL(_ easy: UnsafeMutableRawPointer, requestURL: URL?) -> URL? {
+        guard let effective = string(easy, CURLINFO_EFFECTIVE_URL) else { return requestURL }
+        if let requestURL, requestURL.absoluteString == effective { return requestURL }
+        return URL(string: effective) ?? requestURL
+    }
+
     /// Builds ``TransferMetrics`` for a finished transfer.
-    static func metrics(_ easy: UnsafeMutableRawPointer, startDate: Date, tls: (version: String?, cipher: String?)) -> TransferMetrics {
+    static func metrics(_ easy: UnsafeMutableRawPointer, requestURL: URL?, startDate: Date,
+                        tls: (version: String?, cipher: String?)) -> TransferMetrics {
         let version: String?
         switch long(easy, CURLINFO_HTTP_VERSION) {
         case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
@@ -38,7 +47,7 @@ enum CurlInfo {
         let localPort = long(easy, CURLINFO_LOCAL_PORT)
         let remotePort = long(easy, CURLINFO_PRIMARY_PORT)
         return TransferMetrics(
-            effectiveURL: string(easy, CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)),
+            effectiveURL: effectiveURL(easy, requestURL: requestURL),
             startDate: startDate,
             nameLookupDuration: seconds(easy, CURLINFO_NAMELOOKUP_TIME_T),
             connectDuration: seconds(easy, CURLINFO_CONNECT_TIME_T),

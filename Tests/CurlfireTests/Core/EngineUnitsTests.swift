@@ -108,4 +108,13 @@ final class HeadersAndErrorsTests: XCTestCase {
         XCTAssertTrue(agent.contains("; Linux "), agent)
         XCTAssertNotNil(headers["Accept-Language"])
     }
+
+    func testThatAContentLengthParsesWithSurroundingBlanksAndNothingElse() {
+        XCTAssertEqual(CurlAttempt.contentLength("1024"), 1024)
+        XCTAssertEqual(CurlAttempt.contentLength(" \t17 \t"), 17)
+        XCTAssertNil(CurlAttempt.contentLength(""))
+        XCTAssertNil(CurlAttempt.contentLength("12 34"))
+        XCTAssertNil(CurlAttempt.contentLength("0x10"))
+        XCTAssertNil(CurlAttempt.contentLength("99999999999999999999"))
+    }
 }
