@@ -83,12 +83,12 @@ enum HeadersTarget {
                 if status != 0 { complete = true }
                 return
             }
-            let text = String(decoding: content, as: UTF8.self)
             if content.starts(with: Array("HTTP/".utf8)) {
-                let words = text.split(separator: " ", omittingEmptySubsequences: true)
-                version = words.first.map(String.init)
-                let rest = words.count > 1 ? String(words[1]) : ""
-                status = words.count > 1 ? Int(rest) ?? 0 : 0
+                // Split on the space byte, not on the Character " ": a space followed by a combining
+                // mark is one Character, and the parser reads bytes.
+                let words = content.split(separator: 32, omittingEmptySubsequences: true)
+                version = words.first.map { String(decoding: $0, as: UTF8.self) }
+                status = words.count > 1 ? Int(String(decoding: words[1], as: UTF8.self)) ?? 0 : 0
                 fields = []
                 complete = false
                 return

@@ -112,4 +112,19 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(head.fields.first?.name, "X-A")
         XCTAssertEqual(head.fields.first.map { Array($0.value.utf8) }, Array("1 \u{1AD7}x: more".utf8))
     }
+
+    /// `headers`: a status line whose space is followed by a combining mark (U+032B) split as one
+    /// `Character` in the String-based parser, so the version swallowed the rest of the line. The
+    /// parser reads bytes now: the version ends at the space byte.
+    func testThatAStatusLineSplitsOnTheSpaceByteBeforeACombiningMark() {
+        var head = ResponseHead()
+        let line: [UInt8] = Array("HTTP/1.1".utf8) + [0x20, 0xCC, 0xAB] + Array("200 OK\r\n".utf8)
+        line.withUnsafeBufferPointer { head.consume($0) }
+        XCTAssertEqual(head.httpVersion, "HTTP/1.1")
+        XCTAssertEqual(head.statusCode, 0, "\u{32B}200 is not a status code")
+        var plain = ResponseHead()
+        Array("HTTP/2  204 \r\n".utf8).withUnsafeBufferPointer { plain.consume($0) }
+        XCTAssertEqual(plain.httpVersion, "HTTP/2")
+        XCTAssertEqual(plain.statusCode, 204)
+    }
 }

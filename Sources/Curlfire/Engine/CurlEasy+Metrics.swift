@@ -28,9 +28,13 @@ enum CurlInfo {
     /// The URL libcurl ended on: `requestURL` itself when libcurl reports the same text (Curlfire
     /// follows redirects itself, so it nearly always does), parsed only when it differs.
     static func effectiveURL(_ easy: UnsafeMutableRawPointer, requestURL: URL?) -> URL? {
-        guard let effective = string(easy, CURLINFO_EFFECTIVE_URL) else { return requestURL }
-        if let requestURL, requestURL.absoluteString == effective { return requestURL }
-        return URL(string: effective) ?? requestURL
+        var value: UnsafeMutablePointer<CChar>?
+        guard cfcurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &value) == CURLE_OK, let value else {
+            return requestURL
+        }
+        let effective = UnsafeRawBufferPointer(start: value, count: strlen(value))
+        if let requestURL, requestURL.absoluteString.utf8.elementsEqual(effective) { return requestURL }
+        return URL(string: String(decoding: effective, as: UTF8.self)) ?? requestURL
     }
 
     /// Builds ``TransferMetrics`` for a finished transfer.

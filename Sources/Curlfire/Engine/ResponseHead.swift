@@ -9,10 +9,35 @@ import FoundationNetworking
 struct ResponseHead {
     private(set) var statusCode: Int = 0
     private(set) var httpVersion: String?
-    private(set) var fields: [(name: String, value: String)] = []
     private(set) var isComplete = false
+    /// The field lines' names and values, back to back (no separators), in arrival order.
+    private var bytes: [UInt8] = []
+    /// Where each field's name and value lie in ``bytes``.
+    private var spans: [FieldSpan] = []
+
+    /// One field's name and value as ranges of ``bytes``.
+    private struct FieldSpan {
+        var nameStart: Int32
+        var nameEnd: Int32
+        var valueEnd: Int32
+        var valueStart: Int32 { nameEnd }
+    }
+
+    /// The fields, in arrival order, as strings (made on each read: for the cache and for tests;
+    /// the engine's lookups compare bytes).
+    var fields: [(name: String, value: String)] {
+        spans.map { (string(Int($0.nameStart), Int($0.nameEnd)), string(Int($0.valueStart), Int($0.valueEnd))) }
+    }
+
+    private func string(_ start: Int, _ end: Int) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+    }
 
     /// Feeds one raw header line (with its CRLF).
+    ///
+    /// Names and values are kept as bytes in one buffer: a head costs two allocations however many
+    /// fields it has (each `String` of more than 15 bytes is one more, and this runs on the engine
+    /// thread for every response).
     mutating func consume(_ line: UnsafeBufferPointer<UInt8>) {
         var end = line.count
         while end > 0, line[end - 1] == 10 || line[end - 1] == 13 { end -= 1 }
@@ -29,40 +54,80 @@ struct ResponseHead {
         // previous field; its whole content joins the value after one space. The first byte, not the
         // first Character: a space followed by a combining mark is one Character.
         if bytes[0] == 32 || bytes[0] == 9 {
-            guard let last = fields.popLast() else { return } // nothing to continue: ignored
+            guard !spans.isEmpty else { return } // nothing to continue: ignored
             var start = 0
             while start < bytes.count, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
-            let more = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]), as: UTF8.self)
-            fields.append((last.name, more.isEmpty ? last.value : last.value + " " + more))
+            guard start < bytes.count else { return }
+            // The last field's value ends the buffer, so the continuation is appended in place.
+            self.bytes.append(32)
+            self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
+            spans[spans.count - 1].valueEnd = Int32(self.bytes.count)
             return
         }
         guard let colon = bytes.firstIndex(of: 58) else { return } // ':'
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self)
         var valueStart = colon + 1
         while valueStart < bytes.count, bytes[valueStart] == 32 || bytes[valueStart] == 9 { valueStart += 1 }
-        let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]), as: UTF8.self)
-        fields.append((name, value))
+        if self.bytes.isEmpty { self.bytes.reserveCapacity(512) }
+        if spans.isEmpty { spans.reserveCapacity(16) }
+        let nameStart = Int32(self.bytes.count)
+        self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[0..<colon]))
+        let nameEnd = Int32(self.bytes.count)
+        self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]))
+        spans.append(FieldSpan(nameStart: nameStart, nameEnd: nameEnd, valueEnd: Int32(self.bytes.count)))
     }
 
     private mutating func startNewHead(statusLine: UnsafeBufferPointer<UInt8>) {
-        let text = String(decoding: statusLine, as: UTF8.self)
-        let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        httpVersion = parts.first.map(String.init)
-        statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-        fields.removeAll(keepingCapacity: true)
+        // "HTTP/1.1 200 OK": the version up to the first space, then the code's digits.
+        var index = 0
+        while index < statusLine.count, statusLine[index] != 32 { index += 1 }
+        httpVersion = Self.version(UnsafeBufferPointer(rebasing: statusLine[0..<index]))
+        while index < statusLine.count, statusLine[index] == 32 { index += 1 }
+        var codeEnd = index
+        while codeEnd < statusLine.count, statusLine[codeEnd] != 32 { codeEnd += 1 }
+        // Three digits make a small string: no allocation.
+        statusCode = Int(String(decoding: UnsafeBufferPointer(rebasing: statusLine[index..<codeEnd]), as: UTF8.self)) ?? 0
+        bytes.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
         isComplete = false
+    }
+
+    /// The version token; the common ones without decoding.
+    private static func version(_ token: UnsafeBufferPointer<UInt8>) -> String {
+        if token.elementsEqual("HTTP/1.1".utf8) { return "HTTP/1.1" }
+        if token.elementsEqual("HTTP/2".utf8) { return "HTTP/2" }
+        if token.elementsEqual("HTTP/1.0".utf8) { return "HTTP/1.0" }
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// Whether the span's name equals `name`, ignoring ASCII case.
+    private func nameMatches(_ span: FieldSpan, _ name: String) -> Bool {
+        let length = Int(span.nameEnd - span.nameStart)
+        guard name.utf8.count == length else { return false }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var index = Int(span.nameStart)
+            for expected in name.utf8 {
+                let actual = buffer[index]
+                let a = actual >= 65 && actual <= 90 ? actual + 32 : actual
+                let b = expected >= 65 && expected <= 90 ? expected + 32 : expected
+                if a != b { return false }
+                index += 1
+            }
+            return true
+        }
     }
 
     /// The value of the first field named `name` (ASCII case-insensitive, without Foundation).
     func value(for name: String) -> String? {
-        fields.first { HeaderName.equals($0.name, name) }?.value
+        guard let span = spans.first(where: { nameMatches($0, name) }) else { return nil }
+        return string(Int(span.valueStart), Int(span.valueEnd))
     }
 
     /// Every value of `name` joined with `", "`, as `HTTPURLResponse.value(forHTTPHeaderField:)` gives it.
     func joinedValue(for name: String) -> String? {
         var joined: String?
-        for field in fields where HeaderName.equals(field.name, name) {
-            joined = joined.map { $0 + ", " + field.value } ?? field.value
+        for span in spans where nameMatches(span, name) {
+            let value = string(Int(span.valueStart), Int(span.valueEnd))
+            joined = joined.map { $0 + ", " + value } ?? value
         }
         return joined
     }
