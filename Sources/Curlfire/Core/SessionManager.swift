@@ -98,12 +98,16 @@ public final class SessionManager: @unchecked Sendable {
                         maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
                         cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
+        sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
         if let interceptor { state.withLock { $0.interceptor = interceptor } }
     }
 
     /// `CURLOPT_CONNECT_TO` entries from the configuration, made once.
     private let connectToEntries: [String]
+
+    /// The default headers as libcurl lines, made once.
+    private let sessionHeaderLines: SessionHeaderLines
 
     deinit {
         engine.shutdown()
@@ -123,6 +127,7 @@ public final class SessionManager: @unchecked Sendable {
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion
         options.defaultHeaders = configuration.httpAdditionalHeaders
+        options.sessionHeaderLines = sessionHeaderLines
         options.cookiesEnabled = configuration.httpShouldSetCookies
         options.proxy = configuration.proxy
         options.credential = credential

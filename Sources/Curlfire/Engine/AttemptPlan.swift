@@ -39,6 +39,8 @@ struct AttemptPlan: Sendable {
     let headerLines: [String]
     /// The `Accept-Encoding` value, handed to `CURLOPT_ACCEPT_ENCODING` so libcurl also decodes.
     let acceptEncoding: String?
+    /// The session's ready-made list when ``headerLines`` are exactly its plain lines.
+    let sharedHeaderList: SessionHeaderLines?
 
     /// Plans a hop.
     ///
@@ -52,7 +54,15 @@ struct AttemptPlan: Sendable {
         method = request.httpMethod?.uppercased() ?? "GET"
         hasBody = !body.isEmpty
         bodyLength = body.length ?? 0
-        (headerLines, acceptEncoding) = Self.headerLines(request: request, defaults: options.defaultHeaders, hasBody: hasBody)
+        if let session = options.sessionHeaderLines, session.fits(request, hasBody: hasBody) {
+            headerLines = session.plainLines
+            acceptEncoding = session.acceptEncoding
+            sharedHeaderList = session
+        } else {
+            (headerLines, acceptEncoding) = Self.headerLines(request: request, defaults: options.defaultHeaders,
+                                                             hasBody: hasBody)
+            sharedHeaderList = nil
+        }
     }
 
     /// Whether libcurl reads a request body through the read callback (a body, or POST/PUT/PATCH).

@@ -48,6 +48,8 @@ final class CurlAttempt: @unchecked Sendable {
 
     private(set) var easy: UnsafeMutableRawPointer?
     private let headerList: UnsafeMutablePointer<curl_slist>?
+    /// Whether ``headerList`` is this attempt's to free (not the session's shared one).
+    private let ownsHeaderList: Bool
     private var connectToList: UnsafeMutablePointer<curl_slist>?
     private var head = ResponseHead()
     private var firstByteTime: TimeInterval?
@@ -83,9 +85,15 @@ final class CurlAttempt: @unchecked Sendable {
         idleClock = IdleClock(seconds: plan.options.requestTimeout)
         headObserver = sink as? ResponseHeadObserver
         backPressure = sink as? BackPressureSink
-        var list: UnsafeMutablePointer<curl_slist>?
-        for line in plan.headerLines { list = curl_slist_append(list, line) }
-        headerList = list
+        if let shared = plan.sharedHeaderList {
+            headerList = shared.plainList // owned by the session's lines, which the plan retains
+            ownsHeaderList = false
+        } else {
+            var list: UnsafeMutablePointer<curl_slist>?
+            for line in plan.headerLines { list = curl_slist_append(list, line) }
+            headerList = list
+            ownsHeaderList = true
+        }
     }
 
     private var bodyLength: Int64 { plan.bodyLength }
@@ -99,7 +107,7 @@ final class CurlAttempt: @unchecked Sendable {
     }()
 
     deinit {
-        if let headerList { curl_slist_free_all(headerList) }
+        if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
         errorBuffer.deallocate()
     }

@@ -30,6 +30,8 @@ struct TransferOptions: Sendable {
     /// The session's default headers, sent where the request does not set them (`Accept-Encoding`
     /// goes to `CURLOPT_ACCEPT_ENCODING`, so libcurl both advertises and decodes it).
     var defaultHeaders = HTTPHeaders()
+    /// The same defaults made into header lines once per session (the plain request's list).
+    var sessionHeaderLines: SessionHeaderLines?
     /// Whether the session's cookie engine is on.
     var cookiesEnabled = true
     /// The proxy setting.

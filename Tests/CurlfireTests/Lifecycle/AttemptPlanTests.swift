@@ -118,4 +118,33 @@ final class AttemptPlanTests: XCTestCase {
         XCTAssertNotNil(plan.acceptEncoding, "Accept-Encoding goes to CURLOPT_ACCEPT_ENCODING")
         XCTAssertFalse(plan.headerLines.contains { $0.lowercased().hasPrefix("accept-encoding") })
     }
+
+    func testThatAPlainRequestUsesTheSessionsHeaderListAndOthersBuildTheirOwn() throws {
+        var defaults = HTTPHeaders()
+        defaults["User-Agent"] = "Curlfire-test"
+        defaults["Accept-Encoding"] = "gzip"
+        var options = TransferOptions()
+        options.defaultHeaders = defaults
+        options.sessionHeaderLines = SessionHeaderLines(defaults: defaults)
+        let url = try XCTUnwrap(URL(string: "http://example.test/x"))
+
+        let plain = AttemptPlan(request: URLRequest(url: url), body: .none, options: options)
+        XCTAssertNotNil(plain.sharedHeaderList)
+        let expected = AttemptPlan.headerLines(request: URLRequest(url: url), defaults: defaults, hasBody: false)
+        XCTAssertEqual(plain.headerLines, expected.lines)
+        XCTAssertEqual(plain.acceptEncoding, "gzip")
+        XCTAssertEqual(plain.headerLines, ["User-Agent: Curlfire-test", "Expect:"])
+
+        var withHeader = URLRequest(url: url)
+        withHeader.setValue("1", forHTTPHeaderField: "X-One")
+        let own = AttemptPlan(request: withHeader, body: .none, options: options)
+        XCTAssertNil(own.sharedHeaderList)
+        XCTAssertTrue(own.headerLines.contains("X-One: 1"))
+
+        var post = URLRequest(url: url)
+        post.httpMethod = "POST"
+        let posted = AttemptPlan(request: post, body: .none, options: options)
+        XCTAssertNil(posted.sharedHeaderList)
+        XCTAssertTrue(posted.headerLines.contains("Content-Type:"), "libcurl's invented form type stays suppressed")
+    }
 }
