@@ -51,7 +51,8 @@ struct AttemptPlan: Sendable {
         self.options = options
         method = request.httpMethod?.uppercased() ?? "GET"
         hasBody = !body.isEmpty
-        bodyLength = body.length ?? 0
+        // -1: a stream of unknown length goes chunked (HTTP/1.1) or as DATA frames until its end (HTTP/2).
+        bodyLength = body.length ?? (body.stream != nil ? -1 : 0)
         (headerLines, acceptEncoding) = Self.headerLines(request: request, defaults: options.defaultHeaders, hasBody: hasBody)
     }
 

@@ -184,6 +184,12 @@ extension Transfer {
             guard result.retryRequired else {
                 return self.consultRetriers(retriers.dropFirst(), error: error, stage: stage)
             }
+            if self.spec.body.stream?.isStarted == true {
+                // A streamed body was (partly) read: a retry would send nothing or a part. Refused,
+                // typed: requestRetryFailed(retryError: bodyStreamFailed(.notReplayable), originalError:).
+                self.lock.withLock { self.carry.retryError = CurlfireError.bodyStreamFailed(reason: .notReplayable) }
+                return self.send { $0.retryDecided(.failWithRetryError, for: stage) }
+            }
             let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
             guard action != .none else { return }
             self.emit { $0.requestIsRetrying($1) } // lifecycle
@@ -278,5 +284,15 @@ extension Transfer {
     func unpauseForStreamConsumers() {
         guard !isSuspended, !isFinished else { return }
         session.engine.enqueue(.unpause(self))
+    }
+}
+
+extension Transfer {
+    /// A streamed request body has bytes (or its end) after the read callback found none: ask the
+    /// engine to continue the attempt (called on the producer's thread; `curl_easy_pause` belongs
+    /// to the engine thread).
+    func continueStreamedBody() {
+        guard !isFinished else { return }
+        session.engine.enqueue(.continueBody(self))
     }
 }
