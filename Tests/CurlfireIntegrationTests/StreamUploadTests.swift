@@ -69,6 +69,16 @@ final class StreamUploadTests: XCTestCase {
         XCTAssertTrue(digest.chunked)
     }
 
+    func testThatASlowProducerPausesTheTransferAndEveryByteStillArrives() async throws {
+        // Each chunk comes 10 ms after the last: the read callback finds the buffer empty, pauses
+        // the transfer, and the next chunk continues it through the engine.
+        let chunks = (0..<20).map { Pattern.data(count: 10_000, seed: $0) }
+        let response = await Curlfire.upload(Slow(chunks: chunks), to: try digestURL()).validate().serializingData().response
+        let digest = try XCTUnwrap(digest(response))
+        XCTAssertEqual(digest.length, 200_000)
+        XCTAssertEqual(digest.crc32, CRC32.of(chunks.reduce(Data(), +)))
+    }
+
     func testThatAnAsyncSequenceWithALengthIsSentWithContentLength() async throws {
         let chunks = (0..<5).map { Pattern.data(count: 70_000, seed: $0) }
         let response = await Curlfire.upload(Chunks(chunks), length: 350_000, to: try digestURL())
@@ -219,6 +229,23 @@ struct Generated: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: chunks, chunkSize: chunkSize) }
+}
+
+/// The chunks, each 10 ms after the last (a producer slower than the network).
+struct Slow: AsyncSequence, Sendable {
+    typealias Element = Data
+    let chunks: [Data]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<Data>
+        mutating func next() async throws -> Data? {
+            guard let chunk = rest.popFirst() else { return nil }
+            try await Task.sleep(for: .milliseconds(10))
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: chunks[...]) }
 }
 
 /// `chunks` chunks, then throws `error`.
