@@ -123,6 +123,7 @@ extension SessionManager {
             spec.makeSink = { FileSink(plan: plan) }
         }
         spec.makeRequestValue = { DownloadRequest(core: $0) }
+        spec.resumesDownloadOnRetry = true
         spec.finishOutcome = { outcome in
             DownloadFinisher.finish(outcome, destination: destination, startedFrom: originalResumeData)
         }
@@ -144,6 +145,9 @@ enum DownloadFinisher {
             return outcome
         }
         sink.close()
+        if let partial = outcome.retryPartialFile, partial.path != sink.fileURL.path {
+            unlink(partial.path) // a retry's partial file that the outcome does not use
+        }
         if outcome.error == nil, let failure = sink.failure { outcome.error = failure }
         if outcome.error != nil {
             // cancel(createResumeData: false): the partial file goes, with no resume data.

@@ -35,6 +35,8 @@ struct StageCarry: @unchecked Sendable {
     var credentialDropped = false
     /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
     var cacheCandidate: CachedEntry?
+    /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
+    var downloadResume: FileSink.Plan?
 
     /// A new attempt (a first one or a retry) starts at its first hop.
     mutating func beginAttempt() {
@@ -239,6 +241,7 @@ extension Transfer {
         pending.retry?.cancel()
         pending.deadline?.cancel()
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
+        outcome.retryPartialFile = lock.withLock { carry.downloadResume?.fileURL } // parity
         switch kind {
         case .lastOutcome:
             if outcome.error == nil { reportFinalProgress(outcome) }
