@@ -101,7 +101,7 @@ extension SessionManager {
 
     func download(_ built: Result<URLRequest, CurlfireError>, plan start: DownloadStart,
                   destination: DownloadRequest.DownloadFileDestination?,
-                  interceptor: (any RequestInterceptor)? = nil) -> DownloadRequest {
+                  interceptor: (any RequestInterceptor)? = nil, body: UploadBody = .none) -> DownloadRequest {
         let identity = built.map { request -> URLRequest in
             var request = request
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -124,6 +124,7 @@ extension SessionManager {
         }
         spec.makeRequestValue = { DownloadRequest(core: $0) }
         spec.resumesDownloadOnRetry = true
+        if !body.isEmpty { spec.body = body } // else the request's own httpBody, if any (dataSpec)
         spec.finishOutcome = { outcome in
             DownloadFinisher.finish(outcome, destination: destination, startedFrom: originalResumeData)
         }

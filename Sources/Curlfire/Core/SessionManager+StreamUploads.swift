@@ -131,3 +131,21 @@ public func upload<Body: AsyncSequence & Sendable>(
     SessionManager.default.upload(body, length: length, to: url, method: method, headers: headers,
                                   interceptor: interceptor, requestModifier: requestModifier)
 }
+
+extension SessionManager {
+    /// A download whose request body is the chunks of `body`, streamed as the sequence produces
+    /// them (for the package's integrations: CurlfireOpenAPI's transport sends an `HTTPBody` this way).
+    ///
+    /// - Parameters:
+    ///   - urlRequest:  The request.
+    ///   - body:        The chunks of the request body, iterated once.
+    ///   - length:      The body's length in bytes, if known (else chunked on HTTP/1.1).
+    ///   - destination: Where the response body goes. `nil`: a temporary file.
+    package func download<Body: AsyncSequence & Sendable>(
+        _ urlRequest: URLRequestConvertible, streamingBody body: Body, length: Int64?,
+        to destination: DownloadRequest.DownloadFileDestination? = nil
+    ) -> DownloadRequest where Body.Element == Data {
+        download(Self.build { try urlRequest.asURLRequest() }, plan: .fresh, destination: destination,
+                 body: .stream(BodyStream(producer: .sequence(Self.feed(body)), length: length)))
+    }
+}
