@@ -1,5 +1,6 @@
 // Uploads: a multipart form (text fields, a file part, a Data part) to httpbin's /post with upload
-// progress, then files streamed from disk — echoed back by httpbin, swallowed by nginx.
+// progress, then files streamed from disk, then bodies produced while sent (an AsyncSequence, an
+// InputStream) — echoed back by httpbin, swallowed by nginx.
 //
 //     swift run Uploads [HTTPBIN_URL [UPLOAD_SINK_URL]]
 //
