@@ -146,19 +146,30 @@ enum DownloadFinisher {
             return outcome
         }
         sink.close()
-        if let partial = outcome.retryPartialFile, partial.path != sink.fileURL.path {
-            unlink(partial.path) // a retry's partial file that the outcome does not use
-        }
         if outcome.error == nil, let failure = sink.failure { outcome.error = failure }
+        // parity: a retry's partial file that the last attempt did not write into (an error page went
+        // to a file of its own, or the attempt never got a head).
+        let partial = outcome.retryResume.flatMap { $0.fileURL.path == sink.fileURL.path ? nil : $0 }
         if outcome.error != nil {
             // cancel(createResumeData: false): the partial file goes, with no resume data.
             let discards = outcome.discardsResumeData && (outcome.error?.isExplicitlyCancelledError ?? false)
             let resumeData = discards ? nil : sink.resumeData(for: outcome.request)
+            if resumeData == nil, !discards, let partial, let info = partial.resumeRequest,
+               let partialData = DownloadResumeData(request: info, temporaryFile: partial.fileURL,
+                                                    bytesReceived: partial.resumeOffset, totalBytes: partial.totalBytes,
+                                                    validators: partial.validators).encoded() {
+                // The bytes a retry had continued from are still resumable: they are what is left.
+                unlink(sink.fileURL.path)
+                outcome.download = DownloadFiles(temporaryURL: partial.fileURL, resumeData: partialData)
+                return outcome
+            }
+            if let partial { unlink(partial.fileURL.path) }
             let keep = !discards && (resumeData != nil || sink.holdsPartialOfEarlierTransfer)
             if keep { sink.keepFile() } else { unlink(sink.fileURL.path) }
             outcome.download = DownloadFiles(temporaryURL: keep ? sink.fileURL : nil, resumeData: resumeData)
             return outcome
         }
+        if let partial { unlink(partial.fileURL.path) }
         sink.keepFile()
         var files = DownloadFiles(temporaryURL: sink.fileURL)
         if let destination, let response = outcome.response {

@@ -241,7 +241,7 @@ extension Transfer {
         pending.retry?.cancel()
         pending.deadline?.cancel()
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
-        outcome.retryPartialFile = lock.withLock { carry.downloadResume?.fileURL } // parity
+        outcome.retryResume = lock.withLock { carry.downloadResume } // parity
         switch kind {
         case .lastOutcome:
             if outcome.error == nil { reportFinalProgress(outcome) }

@@ -20,9 +20,9 @@ struct TransferOutcome: @unchecked Sendable {
     var download: DownloadFiles? = nil
     /// Request-body bytes the last attempt sent.
     var uploadedBodyBytes: Int64 = 0
-    /// parity: the partial file a retried download continued in, if any (DownloadFinisher removes it
-    /// when the outcome ends up in another file).
-    var retryPartialFile: URL?
+    /// parity: where a retried download would have continued (its partial file), if anywhere: when
+    /// the outcome ends up in another file, DownloadFinisher turns it into resume data or removes it.
+    var retryResume: FileSink.Plan?
     /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
     var cacheStatus: CacheStatus = .network
     /// parity: a cancelled download drops its partial file and gives no resume data
