@@ -307,10 +307,11 @@ def serve_digest(conn, headers, rest):
 
 
 # --- Retried downloads (Tests/CurlfireIntegrationTests/DownloadRetryResumeTests.swift) ------------
-# /cut-once?key=K&size=N&range=honour|ignore&validator=etag|date: the first request of key K gets a
+# /cut-once?key=K&size=N&range=honour|ignore&validator=etag|date[&cuts=C]: the first request of key K gets a
 # 200 with Content-Length N and the validator, N/2 body bytes, then a reset. Later ones: with
 # range=honour, a Range: bytes=S- whose If-Range matches the validator gets a 206 with the rest;
-# anything else a 200 with the whole body. /cut-once/log?key=K lists each request's Range and If-Range.
+# anything else a 200 with the whole body; with cuts=C, requests 2…C that ask for a valid range get a
+# 206 cut after half of the rest. /cut-once/log?key=K lists each request's Range and If-Range.
 CUT_ONCE = {}  # key -> list of {"range", "ifRange"}
 
 
@@ -325,13 +326,22 @@ def serve_cut_once(conn, route, query, headers):
     by_date = query.get("validator", ["etag"])[0] == "date"
     validator = "Tue, 01 Apr 2025 10:00:00 GMT" if by_date else '"cut-once-%s"' % key
     validator_header = (b"Last-Modified: %s\r\n" if by_date else b"ETag: %s\r\n") % validator.encode()
+    cuts = int(query.get("cuts", ["1"])[0])
     with STATE_LOCK:
         seen = CUT_ONCE.setdefault(key, [])
         seen.append({"range": headers.get("range"), "ifRange": headers.get("if-range")})
-        first = len(seen) == 1
+        count = len(seen)
     content = body_bytes(size)
     rng = headers.get("range")
-    if first:
+    if 1 < count <= cuts and rng and rng.startswith("bytes=") and headers.get("if-range") == validator:
+        start = int(rng[6:].split("-")[0])  # a later cut: a 206 with half of the rest, then a reset
+        part = content[start:]
+        conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\n"
+                     b"%sAccept-Ranges: bytes\r\n\r\n" % (len(part), start, size - 1, size, validator_header)
+                     + part[: len(part) // 2])
+        time.sleep(0.1)
+        reset(conn)
+    elif count == 1:
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%sAccept-Ranges: bytes\r\n"
                      b"Content-Type: application/octet-stream\r\n\r\n" % (size, validator_header) + content[: size // 2])
         time.sleep(0.1)

@@ -71,4 +71,25 @@ final class DownloadRetryResumeTests: XCTestCase {
         XCTAssertEqual(response.value, expected(size: size), "a 200 rewrites the file from byte 0")
         XCTAssertNotNil(log.last?.range, "the range was asked for")
     }
+
+    func testThatAFailedRetryLeavesResumeDataForEveryByteThatArrived() async throws {
+        // Given: the first response and the retry's 206 are both cut (cuts=2); the retrier retries once
+        let size = 400_000
+        let key = UUID().uuidString
+        let url = try FaultServer.shared().url("/cut-once?key=\(key)&size=\(size)&cuts=2")
+        let failed = await Curlfire.download(url, interceptor: Interceptor(retriers: [RetryLostConnectionOnce()]))
+            .serializingData().response
+        XCTAssertEqual(failed.error?.transportErrorCode, .connectionLost, failed.debugDescription)
+        let resumeData = try XCTUnwrap(failed.resumeData, "the bytes of both attempts are resumable")
+        // When: resuming from that data
+        let resumed = await Curlfire.download(resumingWith: resumeData).validate().serializingData().response
+        // Then: the file is complete, and the last request asked only for what was still missing
+        XCTAssertNil(resumed.error, resumed.debugDescription)
+        XCTAssertEqual(resumed.value, expected(size: size))
+        let ranges = try await log(key: key).compactMap { $0.range }
+        XCTAssertEqual(ranges.count, 2)
+        let starts = ranges.compactMap { Int($0.dropFirst("bytes=".count).dropLast()) }
+        XCTAssertEqual(starts.count, 2)
+        XCTAssertGreaterThan(starts.last ?? 0, starts.first ?? 0, "the resume continued after the retry's bytes")
+    }
 }
