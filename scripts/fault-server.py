@@ -31,6 +31,12 @@ Stateful endpoints for the Retry playground (JSON bodies, one request per connec
   /token/refresh?realm=R  rotates the realm's token (R-1, R-2, …) and returns it
   /token/stats?realm=R    {"refreshes", "accepted", "rejected"} for the realm
 
+Retried downloads: /cut-once?key=K&size=N&range=honour|ignore&validator=etag|date cuts its first
+response mid-body, then honours (or ignores) Range + If-Range; /cut-once/log?key=K lists what came.
+
+Uploads: POST /digest reads the request body (Content-Length or chunked) and answers
+{"length": N, "sha256": hex, "crc32": N, "chunked": bool}.
+
 Resumable faults (a separate block, see serve_resumable): /resumable/<fault>?size=N sends a 200 with
 Content-Length N, a strong ETag and Accept-Ranges, then <fault> after N/2 body bytes: reset-mid-body
 (RST), short-body (FIN), stall (nothing more for 60 s, then close); bad-chunked sends N/2 bytes as one chunk, then
@@ -69,7 +75,8 @@ def read_request(conn):
         data += chunk
         if len(data) > 1 << 20:
             return None, {}
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+    head, rest = data.split(b"\r\n\r\n", 1)
+    head = head.decode("latin-1")
     lines = head.split("\r\n")
     parts = lines[0].split(" ")
     headers = {}
@@ -77,7 +84,7 @@ def read_request(conn):
         if ":" in line:
             name, value = line.split(":", 1)
             headers[name.strip().lower()] = value.strip()
-    return (parts[1] if len(parts) > 1 else "/"), headers
+    return (parts[1] if len(parts) > 1 else "/"), headers, rest
 
 
 def reset(conn):
@@ -129,7 +136,7 @@ def serve_stateful(conn, route, query, headers):
 
 def serve(conn):
     try:
-        path, headers = read_request(conn)
+        path, headers, rest = read_request(conn)
         if path is None:
             conn.close()
             return
@@ -137,6 +144,12 @@ def serve(conn):
         query = parse_qs(url.query)
         route = url.path
         size = int(query.get("size", ["100000"])[0])
+        if route in ("/cut-once", "/cut-once/log"):  # the retried-download block above accept_loop
+            serve_cut_once(conn, route, query, headers)
+            return
+        if route == "/digest":  # the upload block above accept_loop
+            serve_digest(conn, headers, rest)
+            return
         if route.startswith("/resumable/"):  # the separate block above accept_loop
             serve_resumable(conn, route[len("/resumable/"):], headers, size)
             return
@@ -226,6 +239,124 @@ def serve(conn):
             conn.close()
         except OSError:
             pass
+
+
+# --- Uploads (Tests/CurlfireIntegrationTests/StreamUploadTests.swift) ---------------------------------
+# POST/PUT /digest reads the whole request body (Content-Length or chunked, without keeping it) and
+# answers {"length": N, "sha256": hex, "crc32": N, "chunked": bool}.
+class _Reader:
+    def __init__(self, conn, rest):
+        self.conn, self.buf = conn, bytearray(rest)
+
+    def fill(self):
+        chunk = self.conn.recv(1 << 20)
+        if not chunk:
+            raise EOFError
+        self.buf += chunk
+
+    def line(self):
+        while b"\r\n" not in self.buf:
+            self.fill()
+        end = self.buf.index(b"\r\n")
+        value = bytes(self.buf[:end])
+        del self.buf[:end + 2]
+        return value
+
+    def take(self, count, sink):
+        while count > 0:
+            if not self.buf:
+                self.fill()
+            part = self.buf[:count]
+            sink(part)
+            count -= len(part)
+            del self.buf[:len(part)]
+
+
+def serve_digest(conn, headers, rest):
+    import hashlib
+    import zlib
+    digest, total, crc = hashlib.sha256(), [0], [0]
+
+    def sink(part):
+        digest.update(part)
+        crc[0] = zlib.crc32(part, crc[0])
+        total[0] += len(part)
+    reader = _Reader(conn, rest)
+    conn.settimeout(30)
+    chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+    try:
+        if headers.get("expect", "").lower() == "100-continue":
+            conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if chunked:
+            while True:
+                size = int(reader.line().split(b";")[0], 16)
+                if size == 0:
+                    while reader.line():
+                        pass
+                    break
+                reader.take(size, sink)
+                reader.line()
+        else:
+            reader.take(int(headers.get("content-length", "0")), sink)
+    except (EOFError, OSError, ValueError):
+        conn.close()
+        return
+    send_json(conn, b"200 OK", {"length": total[0], "sha256": digest.hexdigest(), "crc32": crc[0],
+                                      "chunked": chunked})
+# --- end of uploads --------------------------------------------------------------------------------
+
+
+# --- Retried downloads (Tests/CurlfireIntegrationTests/DownloadRetryResumeTests.swift) ------------
+# /cut-once?key=K&size=N&range=honour|ignore&validator=etag|date[&cuts=C]: the first request of key K gets a
+# 200 with Content-Length N and the validator, N/2 body bytes, then a reset. Later ones: with
+# range=honour, a Range: bytes=S- whose If-Range matches the validator gets a 206 with the rest;
+# anything else a 200 with the whole body; with cuts=C, requests 2…C that ask for a valid range get a
+# 206 cut after half of the rest. /cut-once/log?key=K lists each request's Range and If-Range.
+CUT_ONCE = {}  # key -> list of {"range", "ifRange"}
+
+
+def serve_cut_once(conn, route, query, headers):
+    key = query.get("key", [""])[0]
+    if route == "/cut-once/log":
+        with STATE_LOCK:
+            send_json(conn, b"200 OK", {"requests": CUT_ONCE.get(key, [])})
+        return
+    size = int(query.get("size", ["100000"])[0])
+    honour = query.get("range", ["honour"])[0] == "honour"
+    by_date = query.get("validator", ["etag"])[0] == "date"
+    validator = "Tue, 01 Apr 2025 10:00:00 GMT" if by_date else '"cut-once-%s"' % key
+    validator_header = (b"Last-Modified: %s\r\n" if by_date else b"ETag: %s\r\n") % validator.encode()
+    cuts = int(query.get("cuts", ["1"])[0])
+    with STATE_LOCK:
+        seen = CUT_ONCE.setdefault(key, [])
+        seen.append({"range": headers.get("range"), "ifRange": headers.get("if-range")})
+        count = len(seen)
+    content = body_bytes(size)
+    rng = headers.get("range")
+    if 1 < count <= cuts and rng and rng.startswith("bytes=") and headers.get("if-range") == validator:
+        start = int(rng[6:].split("-")[0])  # a later cut: a 206 with half of the rest, then a reset
+        part = content[start:]
+        conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\n"
+                     b"%sAccept-Ranges: bytes\r\n\r\n" % (len(part), start, size - 1, size, validator_header)
+                     + part[: len(part) // 2])
+        time.sleep(0.1)
+        reset(conn)
+    elif count == 1:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%sAccept-Ranges: bytes\r\n"
+                     b"Content-Type: application/octet-stream\r\n\r\n" % (size, validator_header) + content[: size // 2])
+        time.sleep(0.1)
+        reset(conn)
+    elif honour and rng and rng.startswith("bytes=") and headers.get("if-range") == validator:
+        start = int(rng[6:].split("-")[0])
+        part = content[start:]
+        conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\n"
+                     b"%sAccept-Ranges: bytes\r\nConnection: close\r\n\r\n" % (len(part), start, size - 1, size, validator_header) + part)
+        conn.close()
+    else:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%sConnection: close\r\n"
+                     b"Content-Type: application/octet-stream\r\n\r\n" % (size, validator_header) + content)
+        conn.close()
+# --- end of retried downloads ----------------------------------------------------------------------
 
 
 # --- Resumable faults (Tests/CurlfireIntegrationTests/DownloadFaultTests.swift, the soak) -----------

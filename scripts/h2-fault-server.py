@@ -20,6 +20,7 @@ exits when that process does. Routes (any method):
   /bad-hpack               a HEADERS frame whose header block is not valid HPACK
   /bad-settings            a SETTINGS frame of 5 bytes (FRAME_SIZE_ERROR)
   /close-mid-stream        response head and 1,000 of 100,000 body bytes, then the socket closes
+  /digest                  reads the request body to its end, then 200 {"length": N, "crc32": C}
 """
 import argparse
 import json
@@ -30,6 +31,7 @@ import struct
 import sys
 import threading
 import time
+import zlib
 
 import h2.config
 import h2.connection
@@ -72,6 +74,7 @@ def serve(sock, serial, log_path, context):
     sock.sendall(conn.data_to_send())
     answered = 0
     goaway_sent = False
+    DIGESTS = {}  # stream -> (length, crc32) of the /digest bodies being read on this connection
     # After a GOAWAY, like nginx's lingering close: keep reading (and ignoring) for a moment so that
     # the client reads every answer and the GOAWAY before the close (unread input would reset it).
     linger_until = None
@@ -102,6 +105,15 @@ def serve(sock, serial, log_path, context):
                 sock.sendall(conn.data_to_send())
                 return
             for event in events:
+                if isinstance(event, h2.events.DataReceived) and event.stream_id in DIGESTS:
+                    length, crc = DIGESTS[event.stream_id]
+                    DIGESTS[event.stream_id] = (length + len(event.data), zlib.crc32(event.data, crc))
+                    conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                    continue
+                if isinstance(event, h2.events.StreamEnded) and event.stream_id in DIGESTS:
+                    length, crc = DIGESTS.pop(event.stream_id)
+                    respond(event.stream_id, json.dumps({"length": length, "crc32": crc}).encode())
+                    continue
                 if not isinstance(event, h2.events.RequestReceived):
                     continue
                 stream_id = event.stream_id
@@ -113,7 +125,12 @@ def serve(sock, serial, log_path, context):
                 log(f"stream {stream_id} {headers.get(':method')} {path}")
                 parts = path.split("?")[0].strip("/").split("/")
                 route = parts[0]
-                if route == "ok":
+                if route == "digest":
+                    DIGESTS[stream_id] = (0, 0)  # answered at StreamEnded (above)
+                    if event.stream_ended is not None:
+                        DIGESTS.pop(stream_id)
+                        respond(stream_id, json.dumps({"length": 0, "crc32": 0}).encode())
+                elif route == "ok":
                     respond(stream_id)
                 elif route == "goaway-after":
                     limit = int(parts[1])

@@ -1,5 +1,6 @@
 // Uploads: a multipart form (text fields, a file part, a Data part) to httpbin's /post with upload
-// progress, then files streamed from disk — echoed back by httpbin, swallowed by nginx.
+// progress, then files streamed from disk, then bodies produced while sent (an AsyncSequence, an
+// InputStream) — echoed back by httpbin, swallowed by nginx.
 //
 //     swift run Uploads [HTTPBIN_URL [UPLOAD_SINK_URL]]
 //
@@ -143,5 +144,29 @@ if case let .uploadableReadFailed(path, message)? = missing.error {
 } else {
     Playground.check(false, "expected uploadableReadFailed, got \(missing.error.map { "\($0)" } ?? "success")")
 }
+
+// MARK: - 5. Bodies produced while they are sent: an AsyncSequence and an InputStream
+
+Playground.section("POST \(httpbin.absoluteString)/post: chunks of an AsyncSequence, then an InputStream")
+let lines = AsyncStream<Data> { continuation in
+    for index in 1...5 { continuation.yield(Data("line \(index)\n".utf8)) }
+    continuation.finish()
+}
+let generated = await session.upload(lines, to: "\(httpbin.absoluteString)/post", headers: ["Content-Type": "text/plain"])
+    .validate()
+    .serializingDecodable(Echo.self).response
+let expectedLines = (1...5).map { "line \($0)\n" }.joined()
+Playground.check(generated.value?.data == expectedLines,
+                 "five chunks sent chunked as they were produced, echoed as \(Format.bytes(expectedLines.utf8.count))")
+Playground.check(generated.value?.headers["Transfer-Encoding"] == "chunked", "no length given: Transfer-Encoding: chunked")
+let fromStream = await session.upload(InputStream(data: small), to: "\(httpbin.absoluteString)/put", method: .put,
+                                      headers: ["Content-Type": "application/octet-stream", "Content-Length": "\(small.count)"])
+    .validate()
+    .serializingDecodable(Echo.self).response
+let streamedBack = fromStream.value.flatMap { echo in
+    echo.data.hasPrefix(prefix) ? Data(base64Encoded: String(echo.data.dropFirst(prefix.count))) : nil
+}
+Playground.check(streamedBack == small, "an InputStream read on a worker thread, \(Format.bytes(small.count)) with Content-Length, " +
+                 "echoed byte for byte")
 
 Playground.finish()

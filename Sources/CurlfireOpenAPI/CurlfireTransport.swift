@@ -20,8 +20,12 @@ import OpenAPIRuntime
 ///   is unlinked as soon as it is opened, so nothing is left behind whether or not the body is read.
 ///   The body therefore starts flowing when the transfer has ended: Curlfire's public API delivers a
 ///   response's head only then (a `StreamRequest` too).
-/// - The **request body** is collected into memory first (up to ``maximumRequestBodySize``), as a
-///   request with a body and a response on disk is a `download` with `Data`.
+/// - The **request body** streams as the client produces it: at most about 1 MiB of it is buffered
+///   (`Content-Length` when the `HTTPBody`'s length is known, chunked otherwise). A streamed body is
+///   read once: a retry (or a 307/308) that needs it again fails with
+///   `CurlfireError.bodyStreamFailed(reason: .notReplayable)`. A body that can be iterated more than
+///   once with a known length of at most ``replayableBodySize`` (the usual JSON or form body) is
+///   sent from memory instead, so retries keep working for it.
 /// - **Errors**: an HTTP status is never an error here (the generated client decides); a transfer that
 ///   fails throws its `CurlfireError` (a timeout, a refused connection, a rejected
 ///   certificate, a cancellation), which the generated client wraps in the runtime's `ClientError`
@@ -29,15 +33,19 @@ import OpenAPIRuntime
 public struct CurlfireTransport: ClientTransport {
     /// The session requests go through.
     public let session: SessionManager
-    /// The largest request body sent, in bytes. 64 MiB by default. A larger body fails with the
-    /// runtime's `TooManyBytesError`, before anything is sent.
+    /// Kept for source compatibility: request bodies are now streamed, whatever their size, and
+    /// this limit is no longer applied. 64 MiB by default.
     public var maximumRequestBodySize: Int
+
+    /// Request bodies that can be iterated more than once and are at most this long (1 MiB) are
+    /// sent from memory, so a retry or a 307/308 can send them again; others stream.
+    public static let replayableBodySize: Int64 = 1 << 20
 
     /// Creates a transport.
     ///
     /// - Parameters:
     ///   - session:                The session requests go through. `SessionManager.default` by default.
-    ///   - maximumRequestBodySize: The largest request body sent, in bytes. 64 MiB by default.
+    ///   - maximumRequestBodySize: No longer applied (request bodies stream). 64 MiB by default.
     public init(session: SessionManager = .default, maximumRequestBodySize: Int = 64 << 20) {
         self.session = session
         self.maximumRequestBodySize = maximumRequestBodySize
@@ -46,16 +54,30 @@ public struct CurlfireTransport: ClientTransport {
     /// Sends `request` (with `body`) to `baseURL`, returning the response and its body.
     ///
     /// - Throws: `CurlfireError` when the transfer fails (the generated client wraps it
-    ///   in `ClientError`); `TooManyBytesError` when `body` exceeds ``maximumRequestBodySize``.
+    ///   in `ClientError`); an error the request body throws comes back as
+    ///   `CurlfireError.bodyStreamFailed(reason: .producerFailed(error:))`.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
                      operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        var urlRequest = try OpenAPIRequestConversion.urlRequest(request, baseURL: baseURL)
-        if let body {
-            urlRequest.httpBody = try await Data(collecting: body, upTo: maximumRequestBodySize)
-        }
+        let urlRequest = try OpenAPIRequestConversion.urlRequest(request, baseURL: baseURL)
         let destination = ResponseFile.makeURL()
-        let download = session.download(urlRequest) { _, _ in
+        let moveTo: DownloadRequest.DownloadFileDestination = { _, _ in
             (destination, [.removePreviousFile, .createIntermediateDirectories])
+        }
+        let download: DownloadRequest
+        if let body {
+            let length: Int64? = if case let .known(count) = body.length { count } else { nil }
+            if body.iterationBehavior == .multiple, let length, length <= Self.replayableBodySize {
+                // Small and replayable (JSON, forms): sent from memory, so retries and 307/308 resend it.
+                var withBody = urlRequest
+                withBody.httpBody = try await Data(collecting: body, upTo: Int(length))
+                download = session.download(withBody, to: moveTo)
+            } else {
+                // Streamed as the client produces it (Curlfire's BodyStream): never collected in memory.
+                download = session.download(urlRequest, streamingBody: RequestBodyChunks(body: body), length: length,
+                                            to: moveTo)
+            }
+        } else {
+            download = session.download(urlRequest, to: moveTo)
         }
         let response = await download.serializingDownloadedFileURL().response
         if let error = response.error {
@@ -68,5 +90,22 @@ public struct CurlfireTransport: ClientTransport {
         }
         let httpResponse = OpenAPIRequestConversion.httpResponse(httpURLResponse)
         return (httpResponse, try ResponseFile.body(at: response.fileURL ?? destination))
+    }
+}
+
+/// An `HTTPBody`'s chunks as `Data`, for Curlfire's streamed request bodies.
+struct RequestBodyChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    let body: HTTPBody
+
+    func makeAsyncIterator() -> Iterator { Iterator(base: body.makeAsyncIterator()) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPBody.AsyncIterator
+
+        mutating func next() async throws -> Data? {
+            guard let chunk = try await base.next() else { return nil }
+            return Data(chunk)
+        }
     }
 }

@@ -69,6 +69,19 @@ final class H2FaultTests: XCTestCase {
         }
     }
 
+    /// A streamed request body over HTTP/2 (TLS): libcurl pauses and continues the stream's DATA
+    /// frames while the producer is slow (StreamUploadTests covers HTTP/1.1); every byte arrives.
+    func testThatASlowStreamedUploadPausesAndContinuesOverHTTP2() async throws {
+        let server = try startServer()
+        let chunks = (0..<20).map { Pattern.data(count: 50_000, seed: $0) }
+        let response = try await session().upload(Slow(chunks: chunks), to: server.https(server.h2, "/digest"))
+            .validate().serializingData().response
+        XCTAssertEqual(response.metrics?.httpVersion, "HTTP/2", response.debugDescription)
+        let digest = try JSONSerialization.jsonObject(with: XCTUnwrap(response.value)) as? [String: Any]
+        XCTAssertEqual(digest?["length"] as? Int, 1_000_000)
+        XCTAssertEqual((digest?["crc32"] as? NSNumber)?.uint32Value, CRC32.of(chunks.reduce(Data(), +)))
+    }
+
     private func assertTypedFailure(_ response: DataResponse<Data>, _ expected: TransportErrorCode, within seconds: TimeInterval,
                                     elapsed: TimeInterval, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(response.error?.transportErrorCode, expected, response.debugDescription, file: file, line: line)

@@ -123,6 +123,90 @@ final class CurlfireTransportTests: XCTestCase {
         XCTAssertLessThan(growth, 24 * 1024, "peak RSS grew by \(growth) KiB for a 64 MiB body")
     }
 
+    // MARK: - Streamed request bodies
+
+    /// `count` chunks of `size` bytes (byte 0: the chunk's index; byte i > 0: i mod 251), made as they are asked for.
+    private struct Chunks: AsyncSequence, Sendable {
+        typealias Element = HTTPBody.ByteChunk
+        let count: Int
+        let size: Int
+        var failure: (any Error & Sendable)?
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let source: Chunks
+            var index = 0
+            mutating func next() async throws -> HTTPBody.ByteChunk? {
+                guard index < source.count else {
+                    if let failure = source.failure { throw failure }
+                    return nil
+                }
+                defer { index += 1 }
+                var chunk = Chunks.block(source.size)
+                chunk[0] = UInt8(truncatingIfNeeded: index)
+                return chunk
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: self) }
+
+        /// Byte i: i mod 251 (made once per size: a debug build's per-byte loop would be the bottleneck).
+        static func block(_ size: Int) -> HTTPBody.ByteChunk { size == 64 << 10 ? large : ArraySlice((0..<size).map { UInt8($0 % 251) }) }
+        private static let large = ArraySlice((0..<(64 << 10)).map { UInt8($0 % 251) })
+    }
+
+    func testThatASingleUseRequestBodyOfUnknownLengthStreamsAndArrivesExactly() async throws {
+        let chunks = Chunks(count: 7, size: 1_000)
+        let body = HTTPBody(chunks, length: .unknown, iterationBehavior: .single)
+        let (response, responseBody) = try await CurlfireTransport().send(
+            HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/anything",
+                        headerFields: [.contentType: "application/octet-stream"]),
+            body: body, baseURL: try Live.servers().httpbin, operationID: "anything")
+        XCTAssertEqual(response.status, .ok)
+        let data = try await Data(collecting: try XCTUnwrap(responseBody), upTo: 1 << 20)
+        let echo = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let expected = (0..<7).flatMap { index in [UInt8(index)] + (1..<1_000).map { UInt8($0 % 251) } }
+        // httpbin echoes a non-UTF-8 body as a data: URL.
+        let sent = try XCTUnwrap(echo["data"] as? String)
+        let base64 = try XCTUnwrap(sent.components(separatedBy: "base64,").last)
+        XCTAssertEqual(Data(base64Encoded: base64), Data(expected))
+        XCTAssertEqual((echo["headers"] as? [String: Any])?["Transfer-Encoding"] as? String, "chunked")
+    }
+
+    func testThatARequestBodyThatThrowsFailsTheTransferWithItsError() async throws {
+        struct BodyBroke: Error, Equatable {}
+        let body = HTTPBody(Chunks(count: 3, size: 10_000, failure: BodyBroke()), length: .unknown, iterationBehavior: .single)
+        do {
+            _ = try await CurlfireTransport().send(HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/anything"),
+                                                   body: body, baseURL: try Live.servers().httpbin, operationID: "anything")
+            XCTFail("the transfer should fail")
+        } catch let error as CurlfireError {
+            guard case .bodyStreamFailed(.producerFailed) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(error.underlyingError is BodyBroke)
+        }
+    }
+
+    func testThatA256MiBRequestBodyStreamsWithFlatMemory() async throws {
+        // Given: nginx's upload sink; 4096 chunks of 64 KiB, never all in memory
+        let servers = try Live.servers()
+        guard let base = servers.nginxHTTP else { throw XCTSkip("nginx is not running here") }
+        let size: Int64 = 256 << 20
+        let body = HTTPBody(Chunks(count: 4_096, size: 64 << 10), length: .known(size), iterationBehavior: .single)
+        let baseline = try statusKilobytes("VmRSS")
+        try XCTSkipUnless(resetPeakMemory(), "/proc/self/clear_refs is not writable here")
+        let started = Date()
+        // When
+        let (response, _) = try await CurlfireTransport().send(
+            HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/discard"),
+            body: body, baseURL: base, operationID: "discard")
+        let seconds = Date().timeIntervalSince(started)
+        let growth = try statusKilobytes("VmHWM") - baseline
+        // Then
+        XCTAssertEqual(response.status.code, 204)
+        XCTAssertLessThan(growth, 24 * 1024, "peak RSS grew by \(growth) KiB for a 256 MiB request body")
+        print(String(format: "OpenAPI transport, 256 MiB request body to nginx: peak RSS growth %d KiB, %.2f s, %.0f MiB/s",
+                     growth, seconds, 256 / seconds))
+    }
+
     // MARK: - Memory (as DownloadLargeTests measures it)
 
     private func resetPeakMemory() -> Bool {

@@ -51,6 +51,23 @@ public enum CurlfireError: Error, Sendable {
     /// The `requestModifier:` closure given to `request`, `download` or `upload` threw this error
     /// (a thrown ``CurlfireError`` is kept as is); nothing was sent.
     case createURLRequestFailed(error: Error)
+    /// A streamed request body (`upload(_:InputStream…)`, `upload(_:AsyncSequence…)`) failed: its
+    /// producer threw or the stream could not be read, it produced a length other than the one
+    /// declared, or it had to be sent again (a retry, a 307/308) and cannot be replayed.
+    case bodyStreamFailed(reason: BodyStreamFailureReason)
+
+    /// Why a streamed request body failed.
+    public enum BodyStreamFailureReason: Sendable {
+        /// The `AsyncSequence` feeding the body threw `error` (yours comes back through ``CurlfireError/underlyingError``).
+        case producerFailed(error: Error)
+        /// The `InputStream` failed: its own `streamError`, or an ``InputStreamFailure``.
+        case inputStreamReadFailed(error: Error)
+        /// The stream produced `produced` bytes where `expected` were declared as its length.
+        case lengthMismatch(expected: Int64, produced: Int64)
+        /// The body had to be sent again (a retry, a 307/308 redirect, libcurl's rewind on a dead
+        /// reused connection) after bytes of it were read: a stream cannot be replayed.
+        case notReplayable
+    }
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -250,7 +267,9 @@ extension CurlfireError {
              let .multipartEncodingFailed(.bodyPartFileSizeQueryFailedWithError(_, error)),
              let .multipartEncodingFailed(.outputStreamWriteFailed(error)),
              let .multipartEncodingFailed(.inputStreamReadFailed(error)),
-             let .downloadedFileMoveFailed(error, _, _):
+             let .downloadedFileMoveFailed(error, _, _),
+             let .bodyStreamFailed(.producerFailed(error)),
+             let .bodyStreamFailed(.inputStreamReadFailed(error)):
             return error
         case let .parameterEncodingFailed(.jsonEncodingFailed(error)),
              let .parameterEncodingFailed(.propertyListEncodingFailed(error)),
@@ -305,6 +324,12 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
                 + "nothing was sent for the modified request. Apply modifiers before attaching a handler."
         case let .cacheMiss(url):
             return "No usable cached response for \(url), and the request may only be answered from the cache."
+        case let .bodyStreamFailed(.producerFailed(error)): return "The streamed request body failed: \(error)"
+        case let .bodyStreamFailed(.inputStreamReadFailed(error)): return "Reading the request body's InputStream failed: \(error)"
+        case let .bodyStreamFailed(.lengthMismatch(expected, produced)):
+            return "The streamed request body produced \(produced) bytes where \(expected) were declared."
+        case .bodyStreamFailed(.notReplayable):
+            return "The request body is a stream that was already read: it cannot be sent again (retry or 307/308 redirect)."
         }
     }
 }

@@ -101,7 +101,7 @@ extension SessionManager {
 
     func download(_ built: Result<URLRequest, CurlfireError>, plan start: DownloadStart,
                   destination: DownloadRequest.DownloadFileDestination?,
-                  interceptor: (any RequestInterceptor)? = nil) -> DownloadRequest {
+                  interceptor: (any RequestInterceptor)? = nil, body: UploadBody = .none) -> DownloadRequest {
         let identity = built.map { request -> URLRequest in
             var request = request
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -123,6 +123,8 @@ extension SessionManager {
             spec.makeSink = { FileSink(plan: plan) }
         }
         spec.makeRequestValue = { DownloadRequest(core: $0) }
+        spec.resumesDownloadOnRetry = true
+        if !body.isEmpty { spec.body = body } // else the request's own httpBody, if any (dataSpec)
         spec.finishOutcome = { outcome in
             DownloadFinisher.finish(outcome, destination: destination, startedFrom: originalResumeData)
         }
@@ -145,15 +147,29 @@ enum DownloadFinisher {
         }
         sink.close()
         if outcome.error == nil, let failure = sink.failure { outcome.error = failure }
+        // parity: a retry's partial file that the last attempt did not write into (an error page went
+        // to a file of its own, or the attempt never got a head).
+        let partial = outcome.retryResume.flatMap { $0.fileURL.path == sink.fileURL.path ? nil : $0 }
         if outcome.error != nil {
             // cancel(createResumeData: false): the partial file goes, with no resume data.
             let discards = outcome.discardsResumeData && (outcome.error?.isExplicitlyCancelledError ?? false)
             let resumeData = discards ? nil : sink.resumeData(for: outcome.request)
+            if resumeData == nil, !discards, let partial, let info = partial.resumeRequest,
+               let partialData = DownloadResumeData(request: info, temporaryFile: partial.fileURL,
+                                                    bytesReceived: partial.resumeOffset, totalBytes: partial.totalBytes,
+                                                    validators: partial.validators).encoded() {
+                // The bytes a retry had continued from are still resumable: they are what is left.
+                unlink(sink.fileURL.path)
+                outcome.download = DownloadFiles(temporaryURL: partial.fileURL, resumeData: partialData)
+                return outcome
+            }
+            if let partial { unlink(partial.fileURL.path) }
             let keep = !discards && (resumeData != nil || sink.holdsPartialOfEarlierTransfer)
             if keep { sink.keepFile() } else { unlink(sink.fileURL.path) }
             outcome.download = DownloadFiles(temporaryURL: keep ? sink.fileURL : nil, resumeData: resumeData)
             return outcome
         }
+        if let partial { unlink(partial.fileURL.path) }
         sink.keepFile()
         var files = DownloadFiles(temporaryURL: sink.fileURL)
         if let destination, let response = outcome.response {

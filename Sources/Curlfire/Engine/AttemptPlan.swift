@@ -53,7 +53,8 @@ struct AttemptPlan: Sendable {
         self.options = options
         method = request.httpMethod?.uppercased() ?? "GET"
         hasBody = !body.isEmpty
-        bodyLength = body.length ?? 0
+        // -1: a stream of unknown length goes chunked (HTTP/1.1) or as DATA frames until its end (HTTP/2).
+        bodyLength = body.length ?? (body.stream != nil ? -1 : 0)
         if let session = options.sessionHeaderLines, session.fits(request, hasBody: hasBody) {
             headerLines = session.plainLines
             acceptEncoding = session.acceptEncoding

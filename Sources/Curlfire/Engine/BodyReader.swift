@@ -11,8 +11,11 @@ enum UploadBody: Sendable {
     case data(Data)
     /// A body read from a file as it is sent; removed after the request when `removeAfterUpload`.
     case file(URL, removeAfterUpload: Bool)
+    /// A body produced while it is sent (BodyStream.swift): one-shot, `Content-Length` when its
+    /// length is known, chunked otherwise.
+    case stream(BodyStream)
 
-    /// The body's length in bytes, or `nil` when the file cannot be inspected.
+    /// The body's length in bytes, or `nil` when the file cannot be inspected or a stream's length is unknown.
     var length: Int64? {
         switch self {
         case .none: return 0
@@ -21,10 +24,15 @@ enum UploadBody: Sendable {
             var info = stat()
             guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             return Int64(info.st_size)
+        case let .stream(stream):
+            return stream.length
         }
     }
 
     var isEmpty: Bool { if case .none = self { return true } else { return false } }
+
+    /// The stream, when the body is one.
+    var stream: BodyStream? { if case let .stream(stream) = self { return stream } else { return nil } }
 }
 
 /// Streams an ``UploadBody`` into libcurl's read callback and rewinds it on libcurl's request
@@ -43,8 +51,13 @@ final class BodyReader {
 
     deinit { if fd >= 0 { close(fd) } }
 
-    /// Opens the file, if any; returns the error when it cannot be opened.
-    func open() -> CurlfireError? {
+    /// Opens the file, or starts a stream's producer (`wake` continues the paused transfer when
+    /// its bytes arrive); returns the error when it cannot (a stream already read: not replayable).
+    func open(wake: @escaping @Sendable () -> Void) -> CurlfireError? {
+        if case let .stream(stream) = body {
+            failure = stream.begin(wake: wake)
+            return failure
+        }
         guard case let .file(url, _) = body else { return nil }
         fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
@@ -53,9 +66,19 @@ final class BodyReader {
         return failure
     }
 
-    /// Copies up to `capacity` bytes into `buffer`; 0 at the end; -1 on error.
-    func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+    /// Copies up to `capacity` bytes into `buffer`; 0 at the end; -1 on error; `nil` when a
+    /// stream has nothing buffered yet (the transfer pauses until its producer wakes it).
+    func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
         switch body {
+        case let .stream(stream):
+            switch stream.read(into: buffer, capacity: capacity) {
+            case let .bytes(count): return count
+            case .end: return 0
+            case .wait: return nil
+            case let .failed(error):
+                failure = error
+                return -1
+            }
         case .none:
             return 0
         case let .data(data):
@@ -88,11 +111,17 @@ final class BodyReader {
             return true
         case .file:
             return lseek(fd, off_t(position), SEEK_SET) == off_t(position)
+        case let .stream(stream):
+            if stream.canRewind(to: position) { return true }
+            failure = .bodyStreamFailed(reason: .notReplayable)
+            return false
         }
     }
 
     /// Closes the file. The transfer removes a temporary upload file when it ends (a retry reads it again).
     func finish() {
         if fd >= 0 { close(fd); fd = -1 }
+        // A stream is one-shot: whatever ended the attempt, its producer stops.
+        body.stream?.cancel()
     }
 }

@@ -151,7 +151,7 @@ final class CurlAttempt: @unchecked Sendable {
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard request.url != nil else { return .invalidURL(url: "nil") }
-        if let failure = reader.open() { return failure }
+        if let failure = reader.open(wake: { [weak transfer] in transfer?.continueStreamedBody() }) { return failure }
         var writer = EasyWriter(handle: easy)
         plan.write(to: &writer)
         func set(_ code: CURLcode, _ option: CURLoption) {
@@ -244,7 +244,7 @@ final class CurlAttempt: @unchecked Sendable {
     /// Bytes copied, 0 at the end, -1 on error, `nil` to pause.
     func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
         if paused { return nil }
-        let read = reader.read(into: buffer, capacity: capacity)
+        guard let read = reader.read(into: buffer, capacity: capacity) else { return nil }
         if read > 0 { idleClock.touch() }
         return read
     }
@@ -257,8 +257,9 @@ final class CurlAttempt: @unchecked Sendable {
         let uploadChanged = current.2 != lastProgress.2 || current.3 != lastProgress.3
         let downloadChanged = current.0 != lastProgress.0 || current.1 != lastProgress.1
         lastProgress = current
-        if uploadChanged, uploadTotal > 0 || bodyLength > 0 {
-            transfer.reportUploadProgress(completed: uploaded, total: max(uploadTotal, bodyLength))
+        if uploadChanged, uploadTotal > 0 || bodyLength > 0 || (bodyLength < 0 && uploaded > 0) {
+            // A stream of unknown length (-1) reports an indeterminate total.
+            transfer.reportUploadProgress(completed: uploaded, total: bodyLength < 0 ? -1 : max(uploadTotal, bodyLength))
         }
         if downloadChanged, downloaded > 0 {
             // A resumed download counts the bytes it already had (libcurl counts this attempt's only).

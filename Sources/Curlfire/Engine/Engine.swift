@@ -14,6 +14,9 @@ final class Engine: @unchecked Sendable {
         case cancel(Transfer)
         case pause(Transfer)
         case unpause(Transfer)
+        /// A streamed request body has bytes again: continue the attempts that paused for it
+        /// (not those the user suspended or a slow stream consumer paused; their unpause continues them).
+        case continueBody(Transfer)
         /// lifecycle: runs on the engine thread with a spare easy handle attached to the share
         /// handle (the session's cookie store), or with `nil` once the engine has shut down.
         case withShareHandle(@Sendable (UnsafeMutableRawPointer?) -> Void)
@@ -135,6 +138,10 @@ final class Engine: @unchecked Sendable {
         case let .unpause(transfer):
             for attempt in active.values where attempt.transfer === transfer {
                 attempt.paused = false
+                if let easy = attempt.easy { curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_CONT) }
+            }
+        case let .continueBody(transfer):
+            for attempt in active.values where attempt.transfer === transfer && !attempt.paused {
                 if let easy = attempt.easy { curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_CONT) }
             }
         case let .withShareHandle(body):

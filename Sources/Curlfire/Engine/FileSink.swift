@@ -236,6 +236,31 @@ final class FileSink: ResponseSink, FailableSink, ResponseHeadObserver {
         }
     }
 
+    /// parity: where a retry of this download continues (issue 14 point 5): the bytes on disk when
+    /// this attempt wrote some of a `GET` entity that `If-Range` can validate (a 200 or 206, not
+    /// content-encoded) — the file is then kept for the next attempt, which sends `Range: bytes=N-`
+    /// with `If-Range`; `previous` when this attempt left the partial file alone (no head: it never
+    /// connected; an error page, written elsewhere); `nil` to start over (a 416, no validators).
+    func retryResumePlan(previous: Plan?, request: URLRequest?) -> Plan? {
+        switch decision {
+        case .pending:
+            return previous
+        case .refuse:
+            return nil
+        case .write:
+            guard statusCode == 200 || statusCode == 206 else { return previous }
+            guard failure == nil || isWriteFailure, byteCount > 0 else { return nil }
+            let validators = statusCode == 206 && headValidators.isEmpty ? plan.validators : headValidators
+            guard validators.canValidateRange, contentEncoding.map({ $0.lowercased() == "identity" }) ?? true,
+                  (request?.httpMethod ?? "GET").uppercased() == "GET",
+                  let info = plan.resumeRequest ?? request.flatMap(DownloadResumeData.RequestInfo.init)
+            else { return nil }
+            keepFile()
+            return Plan(fileURL: fileURL, resumeOffset: byteCount, validators: validators, totalBytes: entityLength,
+                        resumeRequest: info)
+        }
+    }
+
     private var isWriteFailure: Bool {
         if case .sessionTaskFailed(.writeFailed, _)? = failure { return true } else { return false }
     }

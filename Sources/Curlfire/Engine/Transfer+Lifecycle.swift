@@ -35,6 +35,8 @@ struct StageCarry: @unchecked Sendable {
     var credentialDropped = false
     /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
     var cacheCandidate: CachedEntry?
+    /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
+    var downloadResume: FileSink.Plan?
 
     /// A new attempt (a first one or a retry) starts at its first hop.
     mutating func beginAttempt() {
@@ -184,6 +186,12 @@ extension Transfer {
             guard result.retryRequired else {
                 return self.consultRetriers(retriers.dropFirst(), error: error, stage: stage)
             }
+            if self.spec.body.stream?.isStarted == true {
+                // A streamed body was (partly) read: a retry would send nothing or a part. Refused,
+                // typed: requestRetryFailed(retryError: bodyStreamFailed(.notReplayable), originalError:).
+                self.lock.withLock { self.carry.retryError = CurlfireError.bodyStreamFailed(reason: .notReplayable) }
+                return self.send { $0.retryDecided(.failWithRetryError, for: stage) }
+            }
             let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
             guard action != .none else { return }
             self.emit { $0.requestIsRetrying($1) } // lifecycle
@@ -233,6 +241,7 @@ extension Transfer {
         pending.retry?.cancel()
         pending.deadline?.cancel()
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
+        outcome.retryResume = lock.withLock { carry.downloadResume } // parity
         switch kind {
         case .lastOutcome:
             if outcome.error == nil { reportFinalProgress(outcome) }
@@ -278,5 +287,15 @@ extension Transfer {
     func unpauseForStreamConsumers() {
         guard !isSuspended, !isFinished else { return }
         session.engine.enqueue(.unpause(self))
+    }
+}
+
+extension Transfer {
+    /// A streamed request body has bytes (or its end) after the read callback found none: ask the
+    /// engine to continue the attempt (called on the producer's thread; `curl_easy_pause` belongs
+    /// to the engine thread).
+    func continueStreamedBody() {
+        guard !isFinished else { return }
+        session.engine.enqueue(.continueBody(self))
     }
 }

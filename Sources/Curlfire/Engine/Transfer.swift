@@ -20,6 +20,9 @@ struct TransferOutcome: @unchecked Sendable {
     var download: DownloadFiles? = nil
     /// Request-body bytes the last attempt sent.
     var uploadedBodyBytes: Int64 = 0
+    /// parity: where a retried download would have continued (its partial file), if anywhere: when
+    /// the outcome ends up in another file, DownloadFinisher turns it into resume data or removes it.
+    var retryResume: FileSink.Plan?
     /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
     var cacheStatus: CacheStatus = .network
     /// parity: a cancelled download drops its partial file and gives no resume data
@@ -55,6 +58,9 @@ final class Transfer: @unchecked Sendable {
         var makeRequestValue: @Sendable (RequestCore) -> any Request = { DataRequest(core: $0) }
         /// cache: the session's response cache, for data and upload requests only (Cache/Transfer+Cache.swift).
         var cache: RequestCacheSettings?
+        /// parity: a download whose retry continues from the bytes an earlier attempt wrote
+        /// (`Range` + `If-Range`, FileSink.retryResumePlan) instead of starting from zero.
+        var resumesDownloadOnRetry = false
     }
 
     private struct ProgressHandler {
@@ -347,10 +353,18 @@ final class Transfer: @unchecked Sendable {
             case let .send(sent): request = sent
             }
         }
+        var sink: ResponseSink?
+        if spec.resumesDownloadOnRetry, let resume = lock.withLock({ carry.downloadResume }),
+           let ifRange = resume.validators.ifRange {
+            // parity: a retried download continues from the bytes on disk.
+            request.setValue("bytes=\(resume.resumeOffset)-", forHTTPHeaderField: "Range")
+            request.setValue(ifRange, forHTTPHeaderField: "If-Range")
+            sink = FileSink(plan: resume)
+        }
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
                                           followsWithoutAsking: spec.redirectHandler.followsNatively)
         let plan = AttemptPlan(request: request, body: hop.body, options: options)
-        let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: spec.makeSink(),
+        let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
                                   startTime: startTime, stage: stage)
         attempt.deadline = deadline
         if !session.engine.enqueue(.add(attempt)) {
@@ -388,6 +402,9 @@ final class Transfer: @unchecked Sendable {
                 metricsHistory.append(metrics)
             }
             outcome.allMetrics = metricsHistory
+            if spec.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
+                carry.downloadResume = sink.retryResumePlan(previous: carry.downloadResume, request: result.request)
+            }
             if let response = result.lazyResponse { currentResponse = response }
             carry.lastOutcome = outcome
             carry.retryableError = Self.retryableError(outcome)

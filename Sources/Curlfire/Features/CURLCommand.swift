@@ -45,6 +45,8 @@ struct CURLCommand {
             parts.append("--data-binary \(quote(text))")
         case let .file(fileURL, _):
             parts.append("--data-binary \(quote("@" + fileURL.path))")
+        case .stream:
+            parts.append("-T -") // a streamed body: curl reads it from standard input
         }
         parts.append(quote(CredentialRedaction.text(of: url, redacted: redacted, placeholder: "")))
         return parts.joined(separator: " \\\n\t")
