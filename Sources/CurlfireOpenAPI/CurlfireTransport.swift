@@ -15,11 +15,13 @@ import OpenAPIRuntime
 /// Everything the session is set up with applies: its trust policies (pinning, private CAs, client
 /// certificates), adapters, retriers, redirect handling, cookies, timeouts and event monitors.
 ///
-/// - The **response body** is written to a temporary file as it arrives (flat memory, however
-///   large), then handed to the client as an `HTTPBody` streamed from that file in chunks; the file
-///   is unlinked as soon as it is opened, so nothing is left behind whether or not the body is read.
-///   The body therefore starts flowing when the transfer has ended: Curlfire's public API delivers a
-///   response's head only then (a `StreamRequest` too).
+/// - The **response body streams**: `send` returns as soon as the response's head and first bytes
+///   have arrived, and the `HTTPBody` yields the rest as it comes off the network, with
+///   back-pressure (a client that reads slowly pauses the transfer; at most about 1 MiB waits).
+///   Dropping the body unread cancels the transfer. A streamed response cannot be retried — its
+///   bytes may already be with the client — so when the session has a retrier (or an interceptor),
+///   the body is instead written to a temporary file as it arrives (flat memory) and handed over
+///   once the transfer, retries included, has ended; the file is unlinked as soon as it is opened.
 /// - The **request body** streams as the client produces it: at most about 1 MiB of it is buffered
 ///   (`Content-Length` when the `HTTPBody`'s length is known, chunked otherwise). A streamed body is
 ///   read once: a retry (or a 307/308) that needs it again fails with
@@ -59,6 +61,9 @@ public struct CurlfireTransport: ClientTransport {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
                      operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let urlRequest = try OpenAPIRequestConversion.urlRequest(request, baseURL: baseURL)
+        if !session.retriesRequests {
+            return try await stream(urlRequest, body: body, operationID: operationID)
+        }
         let destination = ResponseFile.makeURL()
         let moveTo: DownloadRequest.DownloadFileDestination = { _, _ in
             (destination, [.removePreviousFile, .createIntermediateDirectories])
@@ -90,6 +95,87 @@ public struct CurlfireTransport: ClientTransport {
         }
         let httpResponse = OpenAPIRequestConversion.httpResponse(httpURLResponse)
         return (httpResponse, try ResponseFile.body(at: response.fileURL ?? destination))
+    }
+}
+
+extension CurlfireTransport {
+    /// Sends the request as a `StreamRequest` and returns once the head and the first bytes (or the
+    /// end of an empty body) have arrived; the rest of the body streams through the returned `HTTPBody`.
+    private func stream(_ urlRequest: URLRequest, body: HTTPBody?, operationID: String) async throws
+        -> (HTTPResponse, HTTPBody?) {
+        let streamRequest: StreamRequest
+        if let body {
+            let length: Int64? = if case let .known(count) = body.length { count } else { nil }
+            if body.iterationBehavior == .multiple, let length, length <= Self.replayableBodySize {
+                // Small and replayable: from memory, so a 307/308 can send it again.
+                var withBody = urlRequest
+                withBody.httpBody = try await Data(collecting: body, upTo: Int(length))
+                streamRequest = session.streamRequest(withBody)
+            } else {
+                streamRequest = session.streamRequest(urlRequest, streamingBody: RequestBodyChunks(body: body),
+                                                      length: length)
+            }
+        } else {
+            streamRequest = session.streamRequest(urlRequest)
+        }
+        let chunks = ResponseChunks(streamRequest.streamingData())
+        // The first chunk (or the end of an empty body, or the failure) comes after the head.
+        let first = try await chunks.first()
+        guard let response = streamRequest.receivedResponse ?? streamRequest.response else {
+            throw CurlfireError.sessionTaskFailed(code: .badServerResponse, message: "No response for \(operationID)")
+        }
+        let httpResponse = OpenAPIRequestConversion.httpResponse(response)
+        guard first != nil else { return (httpResponse, HTTPBody()) }
+        let length: HTTPBody.Length = response.value(forHTTPHeaderField: "Content-Length").flatMap(Int64.init)
+            .map { .known($0) } ?? .unknown
+        return (httpResponse, HTTPBody(chunks, length: length, iterationBehavior: .single))
+    }
+}
+
+/// A stream request's body chunks as the `HTTPBody` of a response: the first chunk, read before the
+/// response is returned, then the rest. Iterated once; dropping it unread cancels the transfer
+/// (the stream's iterator does, when it is released).
+final class ResponseChunks: AsyncSequence, @unchecked Sendable {
+    typealias Element = HTTPBody.ByteChunk
+
+    private let lock = NSLock()
+    private var iterator: DataStream.Iterator
+    private var pending: Data?
+
+    init(_ stream: DataStream) { iterator = stream.makeAsyncIterator() }
+
+    /// Reads the first chunk and keeps it for the body; `nil` when the body is empty.
+    func first() async throws -> Data? {
+        let chunk = try await nextData()
+        lock.withLock { pending = chunk }
+        return chunk
+    }
+
+    // One reader at a time (`HTTPBody` iterates a `.single` body once), so the iterator is moved out
+    // of the lock while it waits and put back after.
+    private func nextData() async throws -> Data? {
+        var current = lock.withLock { iterator }
+        defer { lock.withLock { iterator = current } }
+        return try await current.next()
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: self) }
+
+    /// Yields the kept first chunk, then the stream's.
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let source: ResponseChunks
+
+        mutating func next() async throws -> HTTPBody.ByteChunk? {
+            if let kept = source.takePending() { return ArraySlice(kept) }
+            return try await source.nextData().map { ArraySlice($0) }
+        }
+    }
+
+    private func takePending() -> Data? {
+        lock.withLock {
+            defer { pending = nil }
+            return pending
+        }
     }
 }
 

@@ -123,6 +123,52 @@ final class CurlfireTransportTests: XCTestCase {
         XCTAssertLessThan(growth, 24 * 1024, "peak RSS grew by \(growth) KiB for a 64 MiB body")
     }
 
+    func testThatTheResponseIsHandedOverBeforeItsBodyHasArrived() async throws {
+        // Given: httpbin's drip, five bytes spread over two seconds, its head sent at once
+        let base = try Live.servers().httpbin
+        let transport = CurlfireTransport(session: SessionManager())
+        let start = Date()
+        // When
+        let (response, body) = try await transport.send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/drip?numbytes=5&duration=2&delay=0&code=200"),
+            body: nil, baseURL: base, operationID: "drip")
+        let handedOver = Date().timeIntervalSince(start)
+        var received = 0
+        for try await chunk in try XCTUnwrap(body) { received += chunk.count }
+        let finished = Date().timeIntervalSince(start)
+        // Then: the response came with the first byte, the body kept flowing after it
+        XCTAssertEqual(response.status, .ok)
+        XCTAssertEqual(received, 5)
+        XCTAssertLessThan(handedOver, 1.2, "send returned only after \(handedOver) s")
+        XCTAssertGreaterThan(finished - handedOver, 0.8, "the body had already arrived when send returned")
+    }
+
+    func testThatDroppingAStreamedBodyUnreadCancelsTheTransfer() async throws {
+        // Given: a body that would take ten seconds to drip, watched by a monitor
+        let base = try Live.servers().httpbin
+        let completed = expectation(description: "the transfer ended")
+        let monitor = ClosureEventMonitor()
+        let errors = Recorder<String>()
+        monitor.requestDidCompleteAttempt = { _, error in
+            errors.append(error.map { "\($0)" } ?? "none")
+            completed.fulfill()
+        }
+        let transport = CurlfireTransport(session: SessionManager(eventMonitors: [monitor]))
+        let start = Date()
+        // When: the body is dropped after the first byte
+        do {
+            let (_, body) = try await transport.send(
+                HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/drip?numbytes=10&duration=10&delay=0"),
+                body: nil, baseURL: base, operationID: "drip")
+            XCTAssertNotNil(body)
+        }
+        // Then: the transfer is cancelled, long before the ten seconds
+        await fulfillment(of: [completed], timeout: 5)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+        XCTAssertEqual(errors.all.count, 1)
+        XCTAssertTrue(errors.all.first?.contains("ancel") ?? false, "\(errors.all)")
+    }
+
     // MARK: - Streamed request bodies
 
     /// `count` chunks of `size` bytes (byte 0: the chunk's index; byte i > 0: i mod 251), made as they are asked for.

@@ -24,6 +24,9 @@ public struct StreamRequest: Request {
     public var request: URLRequest? { core.transfer.request }
     /// The response, once the transfer finished.
     public var response: HTTPURLResponse? { core.transfer.response }
+    /// The response whose body is streaming, as soon as its head has arrived (before the transfer
+    /// ends), for the package's integrations: CurlfireOpenAPI's transport hands it over with the body.
+    package var receivedResponse: HTTPURLResponse? { buffer.response }
     /// Always 0: streams are not retried.
     public var retryCount: Int { core.transfer.retryCount }
     /// The request's identity: the same for every copy of the value.
@@ -147,9 +150,29 @@ extension SessionManager {
         streamRequest(Self.build { try urlRequest.asURLRequest() }, maximumBufferedBytes: maximumBufferedBytes)
     }
 
-    private func streamRequest(_ built: Result<URLRequest, CurlfireError>, maximumBufferedBytes: Int) -> StreamRequest {
+    /// A stream request whose request body is the chunks of `body`, streamed as the sequence
+    /// produces them (for the package's integrations: CurlfireOpenAPI's transport).
+    ///
+    /// - Parameters:
+    ///   - urlRequest:           The request.
+    ///   - body:                 The chunks of the request body, iterated once.
+    ///   - length:               The body's length in bytes, if known (else chunked on HTTP/1.1).
+    ///   - maximumBufferedBytes: The back-pressure limit of the response stream.
+    package func streamRequest<Body: AsyncSequence & Sendable>(
+        _ urlRequest: URLRequestConvertible, streamingBody body: Body, length: Int64?, maximumBufferedBytes: Int = 1 << 20
+    ) -> StreamRequest where Body.Element == Data {
+        streamRequest(Self.build { try urlRequest.asURLRequest() }, maximumBufferedBytes: maximumBufferedBytes,
+                      body: .stream(BodyStream(producer: .sequence(Self.feed(body)), length: length)))
+    }
+
+    /// Whether the session retries failed requests (a retrier or an interceptor is set).
+    package var retriesRequests: Bool { !sessionRetriers.isEmpty }
+
+    private func streamRequest(_ built: Result<URLRequest, CurlfireError>, maximumBufferedBytes: Int,
+                               body: UploadBody? = nil) -> StreamRequest {
         let buffer = StreamBuffer(highWater: maximumBufferedBytes)
         var spec = dataSpec(built)
+        if let body { spec.body = body }
         spec.retriers = []
         spec.redirectHandler = nil
         spec.makeSink = { StreamSink(buffer: buffer) }
