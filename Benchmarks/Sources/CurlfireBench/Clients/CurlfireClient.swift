@@ -104,13 +104,17 @@ struct CurlfireClient {
         if let failure = Self.failure(first) { return .failed("priming the cache: \(failure)") }
         let tally = Tally(window: Window(warmup: request.warmupSeconds, seconds: request.seconds))
         let result: @Sendable (DataResponse<Data>) -> LoopResult = { response in
-            if let failure = Self.failure(response) { return .failed(failure) }
+            if let error = response.error { return .failed("\(error)") } // validate(statusCode:), as in closedLoop
             return response.cacheStatus == .hit ? .succeeded : .failed("not a cache hit: \(response.cacheStatus)")
         }
         if useAsync {
-            await runAsyncLoop(concurrency: 1, tally: tally) { result(await session.request(url).serializingData().response) }
+            await runAsyncLoop(concurrency: 1, tally: tally) {
+                result(await session.request(url).validate(statusCode: Self.accepted).serializingData().response)
+            }
         } else {
-            await runCallbackLoop(concurrency: 1, tally: tally) { done in session.request(url).responseData { done(result($0)) } }
+            await runCallbackLoop(concurrency: 1, tally: tally) { done in
+                session.request(url).validate(statusCode: Self.accepted).responseData { done(result($0)) }
+            }
         }
         return tally.rate(countsConnections: false)
     }
