@@ -15,11 +15,12 @@ STATE_DIR=${BENCH_STATE_DIR:-.testservers-bench}
 SWIFT=${SWIFT:-swift}
 bin="$("$SWIFT" build -c release --package-path Benchmarks --show-bin-path)/CurlfireBench"
 python3 scripts/test-servers.py start --state-dir "$STATE_DIR" --nginx --large-size "${BENCH_LARGE_SIZE:-1073741824}" \
-    --parent-pid $$ >/dev/null
+    --nginx-connections "${BENCH_NGINX_CONNECTIONS:-8192}" --parent-pid $$ >/dev/null
 request() {
     "$bin" request --servers "$STATE_DIR/servers.json" --scenarios "$scenario" --clients "$client" \
         --seconds "$seconds" --warmup 0.2
 }
+# (Sweep levels of 1,024 and more take at least 2 s of warm-up: the scaling below assumes 0.2 s.)
 out=Benchmarks/results
 mkdir -p "$out"
 name="$out/profile-$scenario-$client"
