@@ -11,10 +11,12 @@
 #   make pki           generate Tests/Fixtures/pki (scripts/make-test-pki.sh)
 #   make docs          the DocC site of every library product (warnings as errors); make docs-coverage
 #   make openapi-generate  regenerate the committed OpenAPI test client (builds the generator once)
+#   make bench         the benchmarks against nginx (docs/Performance.md), then `make bench-chart`
+#   make bench-chart   draw the concurrency sweep of Benchmarks/results/latest.json (matplotlib in .venv-bench)
 #   make clean         stop the servers, remove $(STATE_DIR), the SwiftPM build products and every
 #                      other scratch path (.build-tsan, .build-asan, .build-fuzz, .build-openapi,
 #                      .testservers-bench)
-#   make distclean     clean, plus .build, .venv and the generated PKI
+#   make distclean     clean, plus .build, .venv, .venv-bench and the generated PKI
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -81,7 +83,7 @@ clean: stop-servers
 	$(SWIFT) package clean
 
 distclean: clean
-	rm -rf .build Benchmarks/.build .venv $(PKI_DIR)
+	rm -rf .build Benchmarks/.build .venv .venv-bench $(PKI_DIR)
 
 # Documentation: the DocC site of every library product, one archive each in $(DOCS_DIR)/<Target>
 # (`make docs`, warnings as errors: a broken symbol link or a malformed comment fails it), and
@@ -135,16 +137,34 @@ openapi-generate:
 
 # Benchmarks (docs/Performance.md): their own package under Benchmarks/, so AsyncHTTPClient never
 # enters the library's graph. `make bench-build` only builds it (release, as `make bench` runs it);
-# `make bench BENCH_ARGS="--repetitions 3"` runs it against nginx on loopback.
+# `make bench BENCH_ARGS="--repetitions 3"` runs it against nginx on loopback, then draws the
+# concurrency sweep (`make bench-chart`: scripts/plot-bench.py, matplotlib from its own venv
+# .venv-bench, from Benchmarks/results/latest.json into $(BENCH_CHART)).
 BENCH_ARGS ?=
+BENCH_VENV := .venv-bench
+BENCH_CHART ?= docs/images/concurrency-sweep.png
+MATPLOTLIB_VERSION := 3.11.2
 
-.PHONY: bench bench-build
+.PHONY: bench bench-build bench-chart bench-venv
 
 bench-build:
 	$(SWIFT) build -c release --package-path Benchmarks
 
 bench: deps bench-build
 	SWIFT=$(SWIFT) scripts/bench.sh $(BENCH_ARGS)
+	$(MAKE) bench-chart
+
+bench-venv: $(BENCH_VENV)/.complete
+
+$(BENCH_VENV)/.complete:
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet matplotlib==$(MATPLOTLIB_VERSION)
+	touch $@
+
+bench-chart: bench-venv
+	@if grep -q '"inFlight"' Benchmarks/results/latest.json 2>/dev/null; then \
+	    $(BENCH_VENV)/bin/python scripts/plot-bench.py --json Benchmarks/results/latest.json --output $(BENCH_CHART); \
+	else echo "bench-chart: Benchmarks/results/latest.json has no concurrency sweep: nothing to draw"; fi
 
 # Reliability (docs/Reliability.md). `make soak` runs the mixed soak for SOAK_SECONDS (10 minutes by
 # default) in a release build; `make soak-ci` runs it for 30 s from the debug build `make test` made.

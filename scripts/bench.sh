@@ -4,6 +4,11 @@
 # then runs every scenario for every client, interleaved. Extra arguments go to `CurlfireBench run`
 # (e.g. --repetitions 3 --seconds 1 --scenarios sequential-small,concurrent-8-h1).
 # The servers stop by themselves shortly after this script exits.
+#
+# The concurrency sweep goes up to 4,096 requests in flight: nginx is sized for $BENCH_NGINX_CONNECTIONS
+# connections per worker (worker_connections, worker_rlimit_nofile, listen backlog), the client raises
+# its own RLIMIT_NOFILE, and this script checks the ephemeral port range first. Downloads go to
+# $BENCH_DOWNLOAD_DIR (default: a folder in /dev/shm, so the disk bounds no client).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,12 +16,26 @@ STATE_DIR=${BENCH_STATE_DIR:-.testservers-bench}
 LARGE_SIZE=${BENCH_LARGE_SIZE:-1073741824}
 RESULTS=${BENCH_RESULTS:-Benchmarks/results}
 SWIFT=${SWIFT:-swift}
+NGINX_CONNECTIONS=${BENCH_NGINX_CONNECTIONS:-8192}
+download_args=()
+if [ -n "${BENCH_DOWNLOAD_DIR:-}" ]; then download_args=(--download-dir "$BENCH_DOWNLOAD_DIR"); fi
+
+# 4,096 connections per measurement, three clients one after another: each leaves its ports in
+# TIME_WAIT for 60 s unless the kernel may reuse them for new outgoing connections (tcp_tw_reuse
+# 1, or 2 = loopback only, the default).
+read -r low high < /proc/sys/net/ipv4/ip_local_port_range
+reuse=$(cat /proc/sys/net/ipv4/tcp_tw_reuse)
+if [ $((high - low)) -lt 16384 ] || [ "$reuse" = 0 ]; then
+    echo "bench.sh: warning: ephemeral ports $low-$high, tcp_tw_reuse=$reuse: the 4,096-in-flight sweep" \
+         "may run out of ports (sysctl -w net.ipv4.ip_local_port_range='1024 65000' net.ipv4.tcp_tw_reuse=2)" >&2
+fi
 
 "$SWIFT" build -c release --package-path Benchmarks
 bin="$("$SWIFT" build -c release --package-path Benchmarks --show-bin-path)/CurlfireBench"
 
 python3 scripts/test-servers.py start --state-dir "$STATE_DIR" --nginx --large-size "$LARGE_SIZE" \
-    --parent-pid $$ >/dev/null
+    --nginx-connections "$NGINX_CONNECTIONS" --parent-pid $$ >/dev/null
 
 mkdir -p "$RESULTS"
-"$bin" run --servers "$STATE_DIR/servers.json" --json "$RESULTS/latest.json" --markdown "$RESULTS/latest.md" "$@"
+"$bin" run --servers "$STATE_DIR/servers.json" --json "$RESULTS/latest.json" --markdown "$RESULTS/latest.md" \
+    ${download_args[@]+"${download_args[@]}"} "$@"

@@ -6,6 +6,7 @@ Standard library only; the servers themselves run from a pinned virtualenv in <r
     test-servers.py ensure-venv                 create/refresh <repo>/.venv (no-op when complete)
     test-servers.py ensure-pki                  run scripts/make-test-pki.sh into Tests/Fixtures/pki
     test-servers.py start --state-dir DIR [--parent-pid PID] [--nginx] [--large-size BYTES]
+                          [--nginx-connections N]
     test-servers.py stop --state-dir DIR
     test-servers.py status --state-dir DIR      print servers.json if every server is alive, else exit 1
     test-servers.py selfcheck --state-dir DIR   check every server's TLS behaviour with the curl CLI
@@ -15,6 +16,11 @@ returns once every server answers. Calling it again for the same DIR while the s
 reuses them. Every caller passing --parent-pid becomes an owner; a detached watchdog stops the
 servers once every owner has exited. `start` without --parent-pid registers a permanent owner
 (servers then run until `stop`).
+
+--nginx-connections N sizes nginx for N client connections at once (the benchmarks' concurrency
+sweep): worker_connections N and worker_rlimit_nofile 2N + 1024 per worker, and a listen backlog of N
+on the HTTP port. The default (4096 connections per worker, backlog 511) is what the tests use; a
+running nginx started with another value is restarted.
 
 Environment: CURLFIRE_MAKE_TEST_PKI overrides the path of make-test-pki.sh.
 """
@@ -400,7 +406,7 @@ daemon off;
 master_process on;
 pid {nginx_dir}/nginx.pid;
 error_log {logs}/nginx.error.log warn;
-events {{ worker_connections 4096; }}
+{rlimit}events {{ worker_connections {worker_connections}; }}
 http {{
     types {{ text/plain txt; application/octet-stream bin; application/json json; }}
     default_type application/octet-stream;
@@ -423,7 +429,7 @@ http {{
     root {www};
 
     server {{
-        listen 127.0.0.1:{http_port} reuseport;
+        listen 127.0.0.1:{http_port} reuseport backlog={backlog};
         location / {{ }}
         location = /__ready {{ access_log off; return 204; }}
         # Upload sink: reads and discards any request body, answers 204.
@@ -456,7 +462,21 @@ NGINX_OCSP_SERVER = """\
 """
 
 
-def start_nginx(state_dir, pki, deadline):
+# nginx's defaults here: connections per worker, and the listen backlog (nginx's own on Linux).
+DEFAULT_NGINX_CONNECTIONS = 4096
+DEFAULT_NGINX_BACKLOG = 511
+
+
+def nginx_limits(connections):
+    """The NGINX_CONF fields that size nginx for `connections` client connections at once."""
+    if connections == DEFAULT_NGINX_CONNECTIONS:
+        return {"worker_connections": connections, "rlimit": "", "backlog": DEFAULT_NGINX_BACKLOG}
+    # A connection needs a descriptor, and a request for a static file briefly another.
+    return {"worker_connections": connections, "rlimit": f"worker_rlimit_nofile {2 * connections + 1024};\n",
+            "backlog": max(DEFAULT_NGINX_BACKLOG, connections)}
+
+
+def start_nginx(state_dir, pki, deadline, connections=DEFAULT_NGINX_CONNECTIONS):
     nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/sbin/nginx") if os.path.exists(p)), None)
     if nginx is None:
         raise Failure("nginx not found: install the nginx-light package (run `make deps`)")
@@ -481,7 +501,7 @@ def start_nginx(state_dir, pki, deadline):
         conf = nginx_dir / "nginx.conf"
         conf.write_text(NGINX_CONF.format(
             user=user, nginx_dir=nginx_dir, logs=logs, www=state_dir / "www", pki=pki,
-            http_port=http_port, https_port=https_port, ocsp_servers=ocsp_servers))
+            http_port=http_port, https_port=https_port, ocsp_servers=ocsp_servers, **nginx_limits(connections)))
         err_log = logs / "nginx.error.log"
         offset = err_log.stat().st_size if err_log.exists() else 0
         proc, started = spawn([nginx, "-p", str(nginx_dir), "-c", str(conf), "-e", str(err_log)],
@@ -491,7 +511,8 @@ def start_nginx(state_dir, pki, deadline):
                 break
             if all(accepts(port, 0.2) for port in ports):
                 if nginx_ready(http_port, https_port):
-                    return {"kind": "nginx", "pid": proc.pid, "start": started, "ports": ports}
+                    return {"kind": "nginx", "pid": proc.pid, "start": started, "ports": ports,
+                            "connections": connections}
             time.sleep(0.05)
         else:
             terminate([{"kind": "nginx", "pid": proc.pid, "start": started}])
@@ -733,8 +754,11 @@ def cmd_start(args):
                 if nginx and len(nginx.get("ports", [])) != 2 + len(NGINX_OCSP_VARIANTS):
                     terminate([nginx])  # started by an older version of this script: no OCSP servers
                     nginx = None
+                if nginx and nginx.get("connections", DEFAULT_NGINX_CONNECTIONS) != args.nginx_connections:
+                    terminate([nginx])  # sized for another number of connections
+                    nginx = None
                 if nginx is None:
-                    state["servers"]["nginx"] = start_nginx(sd.root, pki, deadline)
+                    state["servers"]["nginx"] = start_nginx(sd.root, pki, deadline, args.nginx_connections)
             sd.add_owner(args.parent_pid)
             if args.parent_pid is not None:
                 ensure_watchdog(sd, state)
@@ -933,6 +957,8 @@ def main():
     p.add_argument("--parent-pid", type=int)
     p.add_argument("--nginx", action="store_true")
     p.add_argument("--large-size", type=int, default=DEFAULT_LARGE_SIZE, help="bytes of large.bin (default 64 MiB)")
+    p.add_argument("--nginx-connections", type=int, default=DEFAULT_NGINX_CONNECTIONS,
+                   help="client connections nginx is sized for, per worker (default 4096; the benchmarks raise it)")
     p.add_argument("--pki-dir", default=str(DEFAULT_PKI))
     p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the servers to answer")
     p.set_defaults(func=cmd_start)

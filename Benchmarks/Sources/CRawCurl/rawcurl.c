@@ -73,9 +73,7 @@ int rawcurl_sequential(const rawcurl_options *options, rawcurl_result *result) {
     if (!easy) return -1;
     int64_t bytes = 0;
     base_options(easy, options, &bytes);
-    uint64_t start = rawcurl_now_ns();
-    uint64_t window_start = start + (uint64_t)(options->warmup_seconds * 1e9);
-    uint64_t window_end = window_start + (uint64_t)(options->seconds * 1e9);
+    uint64_t window_start = options->window_start_ns, window_end = options->window_end_ns;
     int64_t window_bytes = 0;
     for (;;) {
         uint64_t now = rawcurl_now_ns();
@@ -90,7 +88,7 @@ int rawcurl_sequential(const rawcurl_options *options, rawcurl_result *result) {
         }
         if (result->errors > 100) break;
     }
-    result->seconds = options->seconds;
+    result->seconds = (double)(window_end - window_start) / 1e9;
     result->bytes = window_bytes;
     curl_easy_cleanup(easy);
     return 0;
@@ -112,9 +110,7 @@ int rawcurl_concurrent(const rawcurl_options *options, rawcurl_result *result) {
         curl_easy_setopt(handles[i], CURLOPT_PRIVATE, (void *)(intptr_t)i);
         curl_multi_add_handle(multi, handles[i]);
     }
-    uint64_t start = rawcurl_now_ns();
-    uint64_t window_start = start + (uint64_t)(options->warmup_seconds * 1e9);
-    uint64_t window_end = window_start + (uint64_t)(options->seconds * 1e9);
+    uint64_t window_start = options->window_start_ns, window_end = options->window_end_ns;
     int in_flight = n;
     while (in_flight > 0) {
         int running = 0;
@@ -149,7 +145,7 @@ int rawcurl_concurrent(const rawcurl_options *options, rawcurl_result *result) {
     free(handles);
     free(bytes);
     curl_multi_cleanup(multi);
-    result->seconds = options->seconds;
+    result->seconds = (double)(window_end - window_start) / 1e9;
     return 0;
 }
 
@@ -164,9 +160,7 @@ int rawcurl_handshakes(const rawcurl_options *options, rawcurl_result *result) {
     base_options(easy, &http1, &bytes);
     struct curl_slist *headers = curl_slist_append(NULL, "Connection: close");
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    uint64_t start = rawcurl_now_ns();
-    uint64_t window_start = start + (uint64_t)(options->warmup_seconds * 1e9);
-    uint64_t window_end = window_start + (uint64_t)(options->seconds * 1e9);
+    uint64_t window_start = options->window_start_ns, window_end = options->window_end_ns;
     for (;;) {
         uint64_t now = rawcurl_now_ns();
         if (now >= window_end) break;
@@ -181,7 +175,7 @@ int rawcurl_handshakes(const rawcurl_options *options, rawcurl_result *result) {
         }
         if (result->errors > 100) break;
     }
-    result->seconds = options->seconds;
+    result->seconds = (double)(window_end - window_start) / 1e9;
     result->bytes = bytes;
     curl_slist_free_all(headers);
     curl_easy_cleanup(easy);
@@ -190,6 +184,9 @@ int rawcurl_handshakes(const rawcurl_options *options, rawcurl_result *result) {
 
 // MARK: - Files
 
+// The download writes like Curlfire's FileSink (Sources/Curlfire/Engine/FileSink.swift): no copy,
+// each block libcurl delivers from its receive buffer goes to the file with pwrite(2) at the next
+// offset, straight from the write callback.
 typedef struct file_sink {
     int fd;
     int64_t bytes;
@@ -200,7 +197,7 @@ static size_t write_file(char *data, size_t size, size_t count, void *userdata) 
     file_sink *sink = userdata;
     size_t total = size * count, done = 0;
     while (done < total) {
-        ssize_t n = write(sink->fd, data + done, total - done);
+        ssize_t n = pwrite(sink->fd, data + done, total - done, (off_t)(sink->bytes + (int64_t)done));
         if (n < 0) {
             if (errno == EINTR) continue;
             sink->failed = 1;
@@ -215,7 +212,7 @@ static size_t write_file(char *data, size_t size, size_t count, void *userdata) 
 int rawcurl_download(const char *url, const char *path, rawcurl_result *result) {
     ensure_global();
     memset(result, 0, sizeof *result);
-    file_sink sink = { .fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) };
+    file_sink sink = { .fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666) };
     if (sink.fd < 0) {
         record_error(result, strerror(errno));
         return -1;
@@ -230,6 +227,10 @@ int rawcurl_download(const char *url, const char *path, rawcurl_result *result) 
     uint64_t start = rawcurl_now_ns();
     CURLcode code = curl_easy_perform(easy);
     int ok = check_done(easy, code, result);
+    if (sink.failed && ok) {
+        record_error(result, "pwrite failed");
+        ok = 0;
+    }
     if (close(sink.fd) != 0 && ok) {
         record_error(result, strerror(errno));
         ok = 0;

@@ -15,17 +15,21 @@ enum LoopResult: Sendable {
     init(failure: String?) { self = failure.map(LoopResult.failed) ?? .succeeded }
 }
 
-/// A timed window after a warm-up: a request counts when it completes inside the window.
+/// A timed window after a warm-up: a request counts when it completes inside the window, and the
+/// process's CPU time is read at its two ends (`cpu`).
 struct Window: Sendable {
     let start: UInt64
     let end: UInt64
     let seconds: Double
+    /// The process's CPU time over exactly this window.
+    let cpu: CPUWindow
 
     init(warmup: Double, seconds: Double) {
         let now = nowNanoseconds()
         start = now + UInt64(warmup * 1e9)
         end = start + UInt64(seconds * 1e9)
         self.seconds = seconds
+        cpu = CPUWindow(start: start, end: end)
     }
 
     var isOpen: Bool { nowNanoseconds() < end }
@@ -68,8 +72,11 @@ final class Tally: Sendable {
         if failed > 0 {
             return .failed("\(failed) failed request(s): \(firstFailure.withLock { $0 ?? "?" })")
         }
-        return Measurement(status: .ok, value: value(count, window.seconds), count: count, seconds: window.seconds,
-                           connects: countsConnections ? connects.load(ordering: .relaxed) : nil)
+        var measurement = Measurement(status: .ok, value: value(count, window.seconds), count: count,
+                                      seconds: window.seconds,
+                                      connects: countsConnections ? connects.load(ordering: .relaxed) : nil)
+        window.cpu.fill(&measurement)
+        return measurement
     }
 
     /// Requests per second.

@@ -13,6 +13,9 @@ struct Driver {
         var clients = ClientKind.allCases
         var jsonOutput: String?
         var markdownOutput: String?
+        /// Where the download scenario writes (default `/dev/shm` when it is a writable directory,
+        /// else the state directory's scratch folder).
+        var downloadDirectory: String?
     }
 
     let settings: Settings
@@ -48,12 +51,23 @@ struct Driver {
     }
 
     private func measure(_ scenario: Scenario, _ client: ClientKind, environment: BenchEnvironment) -> Measurement {
+        if scenario.isSweep, !client.inSweep { return .skipped(Scenario.sweepSkipNote) }
         let output = environment.scratchDirectory + "/measurement-\(getpid()).json"
         unlink(output)
         var request = MeasureRequest(scenario: scenario, client: client, environment: environment,
-                                     warmupSeconds: settings.warmupSeconds, seconds: settings.seconds,
-                                     spawnedAtNanoseconds: 0)
+                                     warmupSeconds: scenario.warmup(atLeast: settings.warmupSeconds),
+                                     seconds: settings.seconds, spawnedAtNanoseconds: 0)
         let timeout: Double = scenario == .download || scenario == .upload ? 180 : 60 + settings.seconds * 2
+        // Each download writes into a folder of its own, removed afterwards with whatever a client
+        // left behind (URLSession's temporary file outlives its handler): in /dev/shm that is memory.
+        let downloads = environment.downloadDirectory + "/measurement-\(getpid())"
+        if scenario == .download {
+            try? FileManager.default.removeItem(atPath: downloads)
+            guard (try? FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)) != nil
+            else { return .failed("cannot create \(downloads)") }
+            request.environment.downloadDirectory = downloads
+        }
+        defer { if scenario == .download { try? FileManager.default.removeItem(atPath: downloads) } }
         request.spawnedAtNanoseconds = nowNanoseconds()
         guard let encoded = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self) else {
             return .failed("could not encode the measurement request")
@@ -78,6 +92,12 @@ struct Driver {
         var line = "[\(repetition + 1)/\(settings.repetitions)] \(scenario.rawValue) \(client.rawValue): "
             + "\(measurement.status.rawValue) \(value)"
         if let connects = measurement.connects { line += " (\(connects) new connections)" }
+        if let cpu = measurement.cpuMicrosecondsPerRequest {
+            line += String(format: ", %.1f µs CPU per request (%d counted)", cpu, measurement.count)
+        }
+        if scenario.isSweep, let peak = measurement.peakRSSMiB, let start = measurement.startRSSMiB {
+            line += String(format: ", %.1f KiB RSS per in-flight request", (peak - start) * 1024 / Double(scenario.concurrency))
+        }
         if scenario == .download, let peak = measurement.peakRSSMiB { line += String(format: " peak RSS %.0f MiB", peak) }
         if let note = measurement.note, measurement.status != .ok { line += " — \(note)" }
         FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -89,8 +109,8 @@ struct Driver {
     /// (scripts/bench-profile.sh).
     func encodedRequest(_ scenario: Scenario, _ client: ClientKind) throws -> String {
         let request = MeasureRequest(scenario: scenario, client: client, environment: try prepareEnvironment(),
-                                     warmupSeconds: settings.warmupSeconds, seconds: settings.seconds,
-                                     spawnedAtNanoseconds: nowNanoseconds())
+                                     warmupSeconds: scenario.warmup(atLeast: settings.warmupSeconds),
+                                     seconds: settings.seconds, spawnedAtNanoseconds: nowNanoseconds())
         return String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
     }
 
@@ -117,12 +137,28 @@ struct Driver {
         try makeUploadFile(at: uploadPath, size: 256 << 20, source: staticDirectory + "/large.bin")
 
         let small = FileManager.default.contents(atPath: staticDirectory + "/small.txt")?.count ?? 0
+        let downloads = try downloadDirectory(scratch: scratch)
         // The leaf is valid for 127.0.0.1 too; "localhost" would make every client try ::1 first,
         // where nginx does not listen, on each new connection.
         let httpsBase = https.replacingOccurrences(of: "://localhost:", with: "://127.0.0.1:")
         return BenchEnvironment(httpBase: http, httpsBase: httpsBase, rootCA: pki + "/root-ca.pem",
                                 largeFileSize: largeSize, uploadFile: uploadPath, scratchDirectory: scratch,
-                                jsonPath: jsonPath, smallBodyLength: small)
+                                jsonPath: jsonPath, smallBodyLength: small, downloadDirectory: downloads)
+    }
+
+    /// `--download-dir`, else `/dev/shm` (memory: the disk bounds no client), else `scratch`.
+    private func downloadDirectory(scratch: String) throws -> String {
+        if let requested = settings.downloadDirectory {
+            try FileManager.default.createDirectory(atPath: requested, withIntermediateDirectories: true)
+            guard access(requested, W_OK) == 0 else { throw BenchError("cannot write to \(requested)") }
+            return requested
+        }
+        let shm = "/dev/shm/curlfire-bench-\(getuid())"
+        if (try? FileManager.default.createDirectory(atPath: shm, withIntermediateDirectories: true)) != nil,
+           access(shm, W_OK) == 0 {
+            return shm
+        }
+        return scratch
     }
 
     /// The first `size` bytes of nginx's large.bin (incompressible), made once.

@@ -19,6 +19,9 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
     }
 
     var isCurlfire: Bool { self == .curlfireCallback || self == .curlfireAsync }
+
+    /// Whether the client runs in the concurrency sweep (issue 18 compares Curlfire with raw libcurl there).
+    var inSweep: Bool { self == .rawCurl || isCurlfire }
 }
 
 /// What is measured. Every scenario is run for every client in each repetition (order rotated).
@@ -33,6 +36,20 @@ enum Scenario: String, CaseIterable, Codable, Sendable {
     case decodeJSON = "decode-json-1mb"
     case coldStart = "cold-start"
     case cacheHit = "cache-hit"
+    /// The concurrency sweep: small GETs over HTTP/1.1 keep-alive, as many connections as requests
+    /// in flight, every client on a multi handle (raw libcurl) or a session (Curlfire).
+    case inFlight1 = "inflight-1-h1"
+    case inFlight64 = "inflight-64-h1"
+    case inFlight1024 = "inflight-1024-h1"
+    case inFlight4096 = "inflight-4096-h1"
+
+    /// The sweep's levels, in order.
+    static let sweep: [Scenario] = [.inFlight1, .inFlight64, .inFlight1024, .inFlight4096]
+
+    var isSweep: Bool { Self.sweep.contains(self) }
+
+    /// Why a client outside the sweep shows no figure there.
+    static let sweepSkipNote = "not in the concurrency sweep, which compares Curlfire with raw libcurl only"
 
     var title: String {
         switch self {
@@ -41,17 +58,20 @@ enum Scenario: String, CaseIterable, Codable, Sendable {
         case .concurrent64: "64 concurrent small GETs, HTTP/1.1"
         case .multiplexed64: "64 multiplexed small GETs, HTTP/2 (TLS)"
         case .handshakes: "new HTTPS connections (TLS 1.3, sequential)"
-        case .download: "1 GiB download to disk"
+        case .download: "1 GiB download to a file"
         case .upload: "256 MiB upload from a file"
         case .decodeJSON: "GET + decode 1 MB JSON into Decodable"
         case .coldStart: "cold start to first response"
         case .cacheHit: "fresh cache hit (raw libcurl: the loopback GET it replaces)"
+        case .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
+            "\(concurrency) in flight, HTTP/1.1 keep-alive (sweep)"
         }
     }
 
     var unit: String {
         switch self {
-        case .sequential, .concurrent8, .concurrent64, .multiplexed64, .cacheHit: "req/s"
+        case .sequential, .concurrent8, .concurrent64, .multiplexed64, .cacheHit,
+             .inFlight1, .inFlight64, .inFlight1024, .inFlight4096: "req/s"
         case .handshakes: "conn/s"
         case .download, .upload: "MB/s"
         case .decodeJSON: "decodes/s"
@@ -66,9 +86,20 @@ enum Scenario: String, CaseIterable, Codable, Sendable {
     var concurrency: Int {
         switch self {
         case .concurrent8: 8
-        case .concurrent64, .multiplexed64: 64
+        case .concurrent64, .multiplexed64, .inFlight64: 64
+        case .inFlight1024: 1024
+        case .inFlight4096: 4096
         default: 1
         }
+    }
+
+    /// Whether a request counts as one unit of the rate (so CPU per request is meaningful).
+    var countsRequests: Bool { unit == "req/s" || unit == "conn/s" || unit == "decodes/s" }
+
+    /// The warm-up this scenario needs at least: thousands of connections take longer to open
+    /// than the default warm-up on a loaded machine.
+    func warmup(atLeast requested: Double) -> Double {
+        concurrency >= 1024 ? max(requested, 2.0) : requested
     }
 
     /// Whether the scenario talks to the TLS port (and so needs the test root trusted).
@@ -98,6 +129,17 @@ struct Measurement: Codable, Sendable {
     var peakRSSMiB: Double?
     /// The child's resident set when the measurement began (binary and libraries loaded).
     var startRSSMiB: Double?
+    /// Process CPU time (getrusage RUSAGE_SELF) spent in user mode over the timed window only
+    /// (the same window as `count`; warm-up and set-up excluded). Closed-loop scenarios only.
+    var userCPUSeconds: Double?
+    /// The same, in the kernel.
+    var systemCPUSeconds: Double?
+
+    /// Process CPU time (user + system) per counted request over the window, µs.
+    var cpuMicrosecondsPerRequest: Double? {
+        guard let user = userCPUSeconds, let system = systemCPUSeconds, count > 0 else { return nil }
+        return (user + system) * 1e6 / Double(count)
+    }
 
     static func skipped(_ note: String) -> Measurement { Measurement(status: .skipped, note: note) }
     static func failed(_ note: String) -> Measurement { Measurement(status: .failed, note: note) }
@@ -113,6 +155,9 @@ struct BenchEnvironment: Codable, Sendable {
     var scratchDirectory: String
     var jsonPath: String
     var smallBodyLength: Int
+    /// Where every client writes the 1 GiB download (`/dev/shm` by default, so no client is bound
+    /// by the disk; `--download-dir`).
+    var downloadDirectory: String
 }
 
 /// Parameters of one child measurement.

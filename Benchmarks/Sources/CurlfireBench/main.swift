@@ -2,6 +2,7 @@
 //
 //   CurlfireBench run --servers <servers.json> [--repetitions N] [--seconds S] [--warmup S]
 //                     [--scenarios a,b] [--clients a,b] [--json PATH] [--markdown PATH]
+//                     [--download-dir DIR]
 //   CurlfireBench measure <request JSON> <output path>      (internal: one child measurement)
 //   CurlfireBench request --servers <servers.json> --scenarios S --clients C [--seconds S] [--warmup S]
 //                                                           prints one `measure` request (profiling)
@@ -14,6 +15,7 @@ func usage() -> Never {
     FileHandle.standardError.write(Data("""
     usage: CurlfireBench run --servers <servers.json> [--repetitions N] [--seconds S] [--warmup S]
                              [--scenarios a,b] [--clients a,b] [--json PATH] [--markdown PATH]
+                             [--download-dir DIR]
            CurlfireBench list
 
     """.utf8))
@@ -40,6 +42,7 @@ func parseRun(_ arguments: ArraySlice<String>) -> Driver.Settings {
             }
         case "--json": settings.jsonOutput = value
         case "--markdown": settings.markdownOutput = value
+        case "--download-dir": settings.downloadDirectory = value
         default: usage()
         }
     }
@@ -54,6 +57,12 @@ func measure(_ encodedRequest: String, output: String) async -> Int32 {
     guard let request = try? JSONDecoder().decode(MeasureRequest.self, from: Data(encodedRequest.utf8)) else {
         FileHandle.standardError.write(Data("measure: bad request\n".utf8))
         return 2
+    }
+    raiseDescriptorLimit(toAtLeast: 4 * request.scenario.concurrency + 1024)
+    if request.scenario == .download {
+        // Curlfire (and URLSession) write a download to a temporary file first and then move it:
+        // keep that file on the target's file system, or the move becomes a copy.
+        setenv("TMPDIR", request.environment.downloadDirectory, 1)
     }
     let startRSS = residentMiB()
     var measurement: Measurement
@@ -73,6 +82,19 @@ func measure(_ encodedRequest: String, output: String) async -> Int32 {
         FileHandle.standardError.write(Data("measure: cannot write \(output): \(error)\n".utf8))
         return 1
     }
+}
+
+/// Raises RLIMIT_NOFILE's soft limit to its hard limit, and both to `needed` when the hard one is
+/// lower (possible as root): thousands of connections in flight need as many descriptors.
+func raiseDescriptorLimit(toAtLeast needed: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    if limit.rlim_max < rlim_t(needed) {
+        var raised = rlimit(rlim_cur: rlim_t(needed), rlim_max: rlim_t(needed))
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return }
+    }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
 
 /// This process's resident set now (/proc/self/statm), MiB.

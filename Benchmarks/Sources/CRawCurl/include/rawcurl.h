@@ -1,8 +1,9 @@
 // The ceiling of the benchmarks: libcurl driven directly from C, with no Swift on the hot path.
 //
 // Every function runs a whole measurement itself (set-up, warm-up, timed window) so the Swift
-// driver only calls in once and reads the result. Timed windows follow the same rule as the Swift
-// clients: a request counts when it completes inside [warm-up end, warm-up end + seconds].
+// driver only calls in once and reads the result. The timed window is the Swift caller's (absolute
+// CLOCK_MONOTONIC times, so the process CPU time it reads covers the same interval): a request
+// counts when it completes inside [window_start_ns, window_end_ns].
 #pragma once
 
 #include <stddef.h>
@@ -35,8 +36,9 @@ typedef struct rawcurl_options {
     int concurrency;
     /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 leaves libcurl's default (unlimited).
     int max_host_connections;
-    double warmup_seconds;
-    double seconds;
+    /// The timed window, CLOCK_MONOTONIC ns (rawcurl_now_ns); requests before it are the warm-up.
+    uint64_t window_start_ns;
+    uint64_t window_end_ns;
 } rawcurl_options;
 
 /// Sequential GETs on one reused easy handle (one keep-alive connection).
@@ -49,7 +51,8 @@ int rawcurl_concurrent(const rawcurl_options *options, rawcurl_result *result);
 /// request (TLS session resumption left at libcurl's default, on).
 int rawcurl_handshakes(const rawcurl_options *options, rawcurl_result *result);
 
-/// One GET written to `path` with write(2), 512 KiB receive buffer.
+/// One GET written to `path` the way Curlfire's FileSink writes a download: each block libcurl
+/// delivers from its 512 KiB receive buffer goes straight to the file with pwrite(2) at its offset.
 int rawcurl_download(const char *url, const char *path, rawcurl_result *result);
 
 /// One POST of the file at `path` (streamed with read(2)), `Expect:` disabled.

@@ -35,6 +35,8 @@ struct AHCClient {
             result = await coldStart(client)
         case .cacheHit:
             result = .skipped("AsyncHTTPClient has no HTTP cache")
+        case .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
+            result = .skipped(Scenario.sweepSkipNote)
         }
         try? await client.shutdown()
         return result
@@ -72,7 +74,7 @@ struct AHCClient {
     }
 
     private func download(_ client: HTTPClient) async -> Measurement {
-        let path = environment.scratchDirectory + "/async-http-client.download"
+        let path = environment.downloadDirectory + "/async-http-client.download"
         defer { unlink(path) }
         let start = nowNanoseconds()
         do {

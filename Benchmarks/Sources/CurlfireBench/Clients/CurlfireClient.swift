@@ -15,7 +15,7 @@ struct CurlfireClient {
         switch scenario {
         case .sequential:
             return await closedLoop(url: environment.httpBase + "/small.txt", concurrency: 1, connections: 1)
-        case .concurrent8, .concurrent64:
+        case .concurrent8, .concurrent64, .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
             return await closedLoop(url: environment.httpBase + "/small.txt", concurrency: scenario.concurrency,
                                     connections: scenario.concurrency)
         case .multiplexed64:
@@ -186,14 +186,15 @@ enum CurlfireTrust {
     }
 }
 
-/// Curlfire's 1 GiB download to disk: a `DownloadRequest` on a one-connection session, written
-/// straight to `scratchDirectory`, checked for its size.
+/// Curlfire's 1 GiB download: a `DownloadRequest` on a one-connection session to a file in
+/// `downloadDirectory` (the child points `TMPDIR` there too, so the temporary file Curlfire writes
+/// is only renamed, not copied across file systems), checked for its size.
 enum CurlfireDownload {
     static func measure(environment: BenchEnvironment) async -> Measurement {
         var configuration = SessionConfiguration.default
         configuration.httpMaximumConnectionsPerHost = 1
         let session = SessionManager(configuration: configuration)
-        let destination = URL(fileURLWithPath: environment.scratchDirectory + "/curlfire.download")
+        let destination = URL(fileURLWithPath: environment.downloadDirectory + "/curlfire.download")
         try? FileManager.default.removeItem(at: destination)
         let started = DispatchTime.now().uptimeNanoseconds
         let response = await session.download(environment.httpBase + "/large.bin", to: { _, _ in

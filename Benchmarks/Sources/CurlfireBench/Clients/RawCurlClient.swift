@@ -12,7 +12,7 @@ struct RawCurlClient {
         switch scenario {
         case .sequential, .cacheHit: // for a cache hit: the network request the hit replaces
             return run(rawcurl_sequential, url: environment.httpBase + "/small.txt")
-        case .concurrent8, .concurrent64:
+        case .concurrent8, .concurrent64, .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
             return run(rawcurl_concurrent, url: environment.httpBase + "/small.txt",
                        concurrency: scenario.concurrency, connections: scenario.concurrency)
         case .multiplexed64:
@@ -21,7 +21,7 @@ struct RawCurlClient {
         case .handshakes:
             return run(rawcurl_handshakes, url: environment.httpsBase + "/small.txt", countsConnections: true)
         case .download:
-            let path = environment.scratchDirectory + "/raw-libcurl.download"
+            let path = environment.downloadDirectory + "/raw-libcurl.download"
             defer { unlink(path) }
             var result = rawcurl_result()
             rawcurl_download(environment.httpBase + "/large.bin", path, &result)
@@ -49,19 +49,23 @@ struct RawCurlClient {
                      url: String, http2: Bool = false, concurrency: Int = 1, connections: Int = 0,
                      countsConnections: Bool = false) -> Measurement {
         var result = rawcurl_result()
+        // The window starts now, like the Swift clients' (set-up inside the C code is warm-up).
+        let window = Window(warmup: request.warmupSeconds, seconds: request.seconds)
         url.withCString { url in
             environment.rootCA.withCString { cainfo in
                 var options = rawcurl_options(url: url, cainfo: cainfo, http2: http2 ? 1 : 0,
                                               concurrency: Int32(concurrency),
                                               max_host_connections: Int32(connections),
-                                              warmup_seconds: request.warmupSeconds, seconds: request.seconds)
+                                              window_start_ns: window.start, window_end_ns: window.end)
                 _ = body(&options, &result)
             }
         }
         if result.errors > 0 { return .failed("\(result.errors) failed request(s): \(Self.message(result))") }
-        return Measurement(status: .ok, value: Double(result.completed) / result.seconds, count: result.completed,
-                           seconds: result.seconds, bytes: result.bytes,
-                           connects: countsConnections ? result.connects : nil)
+        var measurement = Measurement(status: .ok, value: Double(result.completed) / result.seconds,
+                                      count: result.completed, seconds: result.seconds, bytes: result.bytes,
+                                      connects: countsConnections ? result.connects : nil)
+        window.cpu.fill(&measurement)
+        return measurement
     }
 
     private func transfer(_ result: rawcurl_result, expected: Int64?) -> Measurement {
