@@ -6,8 +6,22 @@ import XCTest
 /// callback gets, when the producer waits, and when the transfer is woken.
 final class BodyStreamTests: XCTestCase {
     /// A producer that never runs by itself: the tests feed the stream by hand.
+    /// Streams made by ``makeStream(length:capacity:)``, cancelled after each test.
+    private var streams: [BodyStream] = []
+
+    /// A stream whose producer, once begun, never ends on its own: one that returned at once would
+    /// finish the stream in its task, racing the test's own appends (seen under ThreadSanitizer).
     private func makeStream(length: Int64? = nil, capacity: Int = 8) -> BodyStream {
-        BodyStream(producer: .sequence { _ in }, length: length, capacity: capacity)
+        let stream = BodyStream(producer: .sequence { _ in try await Task.sleep(for: .seconds(3600)) }, length: length,
+                                capacity: capacity)
+        streams.append(stream)
+        return stream
+    }
+
+    override func tearDown() {
+        for stream in streams { stream.cancel() }
+        streams.removeAll()
+        super.tearDown()
     }
 
     /// Counts wake-ups.
