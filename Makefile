@@ -262,20 +262,41 @@ netns-tests: deps
 # failing on any leak with a Curlfire or libcurl frame (or any unsuppressed direct leak). LeakSanitizer
 # itself exits 0 here so that the script, not the first XCTest leak, decides.
 LSAN_SUPPRESSIONS := $(CURDIR)/Tests/Sanitizers/lsan.supp
-# Test classes with open leak findings (docs/Reliability.md lists each); `make sanitize-leaks
-# LEAK_SKIP=` runs them too.
+# LEAK_SKIP: test classes to leave out of the leak check (a `--skip` pattern); none today — every
+# finding is fixed or suppressed with its reason (docs/Reliability.md, "Leaks").
 # Whole allocation stacks (fast_unwind_on_malloc=0): libcurl has no frame pointers, and a stack cut
 # inside it cannot be matched to the Foundation caller a suppression names. About 7 minutes instead
 # of 1.5. LSAN_EXTRA adds further LeakSanitizer options (`:key=value`).
 LSAN_EXTRA ?=
-LEAK_SKIP ?= StreamRequestTests|StageCancellationTests|ServerTrustTests|HopTrustTests|LoadTests|TestServersTests|CLIResumeTests
+LEAK_SKIP ?=
 
 .PHONY: sanitize-leaks
 
 sanitize-leaks: export CURLFIRE_SANITIZER := address
 sanitize-leaks: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(LSAN_SUPPRESSIONS):print_suppressions=1:exitcode=0:fast_unwind_on_malloc=0$(LSAN_EXTRA)" \
+	status=0; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(LSAN_SUPPRESSIONS):print_suppressions=1:exitcode=0:fast_unwind_on_malloc=0$(LSAN_EXTRA)" \
 	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)' \
-	    $(if $(LEAK_SKIP),--skip '$(LEAK_SKIP)',) $(SANITIZE_TEST_FLAGS) 2>&1 | tee .build-asan/leaks.log
+	    $(if $(LEAK_SKIP),--skip '$(LEAK_SKIP)',) $(SANITIZE_TEST_FLAGS) 2>&1 | tee .build-asan/leaks.log || status=$$?; \
+	if [ "$$status" -ne 0 ]; then echo "sanitize-leaks: swift test exited $$status; the leak check below decides" \
+	    "(whole-stack unwinding slows every allocation ~4x and timing bounds fail: test results are" \
+	    "sanitize-address's to judge; a crash leaves no LeakSanitizer report and fails the check)"; fi
 	scripts/check-leaks.sh .build-asan/leaks.log
+
+# Faults under load (docs/Reliability.md, "Faults under load"): ChaosTests with CHAOS_REQUESTS requests,
+# 200 in flight, about one in ten to a fault endpoint (HTTP/1.1 and HTTP/2 fault servers), from the
+# debug build. `make chaos` runs 20,000; `make chaos-ci` 2,000 (CI). CHAOS_SEED=… replays a mix.
+# Elsewhere ChaosTests is an allow-listed skip.
+CHAOS_REQUESTS ?= 20000
+CHAOS_SEED ?=
+
+.PHONY: chaos chaos-ci
+
+chaos: deps
+	$(SWIFT) build --build-tests
+	CURLFIRE_CHAOS_REQUESTS=$(CHAOS_REQUESTS) CURLFIRE_CHAOS_SEED=$(CHAOS_SEED) \
+	    $(SWIFT) test --skip-build --filter ChaosTests 2>&1 | tee .build/chaos.log
+	scripts/check-skips.sh .build/chaos.log /dev/null
+
+chaos-ci:
+	$(MAKE) chaos CHAOS_REQUESTS=2000

@@ -82,4 +82,6 @@ final class Recorder<T>: @unchecked Sendable {
     private var items: [T] = []
     func append(_ item: T) { lock.withLock { items.append(item) } }
     var all: [T] { lock.withLock { items } }
+    /// Empties the recorder (a recorded closure that holds a request would otherwise keep it).
+    func removeAll() { lock.withLock { items.removeAll() } }
 }

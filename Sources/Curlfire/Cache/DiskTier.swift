@@ -59,7 +59,7 @@ struct DiskTier: Sendable {
     mutating func entry(forKey key: String) -> CachedEntry? {
         let name = Self.fileName(forKey: key)
         guard files[name] != nil else { return nil }
-        guard let data = FileManager.default.contents(atPath: path(name)),
+        guard let data = FileContents.read(atPath: path(name)),
               let entry = DiskEntryCodec.decode(data), entry.key == key else {
             remove(fileNamed: name)
             return nil

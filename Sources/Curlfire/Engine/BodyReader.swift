@@ -38,7 +38,8 @@ enum UploadBody: Sendable {
 /// Streams an ``UploadBody`` into libcurl's read callback and rewinds it on libcurl's request
 /// (redirects with 307/308, authentication retries). Engine thread only.
 final class BodyReader {
-    private let body: UploadBody
+    /// The body, for an attempt that is sent again (UnprocessedStreamReplay).
+    let body: UploadBody
     private var offset = 0
     private var fd: Int32 = -1
     /// The first read error, reported as the transfer's error.

@@ -73,6 +73,8 @@ final class CurlAttempt: @unchecked Sendable {
     /// The request's deadline (monotonic nanoseconds, `IdleClock.now()`), 0 for none: the engine
     /// ends the attempt when it passes (`timeoutIntervalForResource` bounds the whole request).
     var deadline: UInt64 = 0
+    /// How many times this hop was already sent again unseen (UnprocessedStreamReplay.swift).
+    var replays = 0
 
     init(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink, startTime: TimeInterval,
          stage: RequestStateMachine.Stage) {
@@ -165,6 +167,8 @@ final class CurlAttempt: @unchecked Sendable {
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), CURLOPT_HEADERDATA)
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
         set(cfcurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), CURLOPT_HTTPHEADER)
+        // A replay (UnprocessedStreamReplay.swift) never goes back to a connection that refused it.
+        if replays > 0 { set(cfcurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1), CURLOPT_FRESH_CONNECT) }
         if plan.usesBodyCallbacks {
             set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_READFUNCTION, curlfireReadCallback), CURLOPT_READFUNCTION)
             set(cfcurl_easy_setopt_ptr(easy, CURLOPT_READDATA, me), CURLOPT_READDATA)

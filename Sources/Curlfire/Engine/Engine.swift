@@ -238,6 +238,8 @@ final class Engine: @unchecked Sendable {
             curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
             recycle(easy)
         }
+        // An HTTP/2 stream the server never processed is sent again, unseen (UnprocessedStreamReplay.swift).
+        if ending == nil, UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
         attempt.transfer.attemptDidFinish(result)
     }
 

@@ -92,7 +92,7 @@ public struct StreamRequest: Request {
     public func responseStream(queue: DispatchQueue? = nil, stream: @escaping @Sendable (Stream) -> Void) -> Self {
         let transfer = core.transfer
         let consumer = ClosureStreamConsumer(queue: queue ?? core.session.callbackQueue, buffer: buffer,
-                                             cancel: { transfer.cancel() }, validation: makeValidation(),
+                                             cancel: { [weak transfer] in transfer?.cancel() }, validation: makeValidation(),
                                              closure: stream)
         buffer.add(consumer)
         // Inline: the consumer only dispatches the completion to its queue.
@@ -113,10 +113,14 @@ public struct StreamRequest: Request {
         return DataStream(consumer: consumer, transfer: core.transfer)
     }
 
-    /// The validators of this value, for one consumer.
+    /// The validators of this value, for one consumer. The closures hold the transfer weakly: the
+    /// consumers live in the buffer, which the transfer's spec holds (a cycle that leaked every
+    /// stream whose consumer outlived it; LeakSanitizer, docs/Reliability.md "Leaks"). A running
+    /// transfer is held by the engine; one that has ended has nothing to cancel.
     func makeValidation() -> StreamValidation {
         let transfer = core.transfer
-        return StreamValidation(validators: validators, request: { transfer.request }, cancel: { transfer.cancel() })
+        return StreamValidation(validators: validators, request: { [weak transfer] in transfer?.request },
+                                cancel: { [weak transfer] in transfer?.cancel() })
     }
 
     static func completion(_ outcome: TransferOutcome) -> Completion {

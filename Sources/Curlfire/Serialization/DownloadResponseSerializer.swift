@@ -31,7 +31,7 @@ public struct DownloadResponseSerializer<Value>: DownloadResponseSerializerProto
         DownloadResponseSerializer { request, response, fileURL, error in
             if let error { return .failure(ResponseSerialization.wrap(error)) }
             guard let fileURL else { return .failure(.responseSerializationFailed(reason: .inputFileNil)) }
-            guard let data = try? Data(contentsOf: fileURL) else {
+            guard let data = FileContents.read(atPath: fileURL.path) else {
                 return .failure(.responseSerializationFailed(reason: .inputFileReadFailed(at: fileURL)))
             }
             return serialize(request, response, data, nil)
