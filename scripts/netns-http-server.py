@@ -16,10 +16,36 @@ import time
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files, plus single open-ended ranges (`Range: bytes=N-`, honoured when `If-Range` is
+    absent or equals the file's Last-Modified) so a download can be resumed over the impaired link."""
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args):
         pass
+
+    def send_head(self):
+        spec = self.headers.get("Range", "")
+        path = self.translate_path(self.path)
+        if not spec.startswith("bytes=") or not spec.endswith("-") or not os.path.isfile(path):
+            return super().send_head()
+        try:
+            start = int(spec[len("bytes="):-1])
+        except ValueError:
+            return super().send_head()
+        stat = os.stat(path)
+        modified = self.date_time_string(int(stat.st_mtime))
+        validator = self.headers.get("If-Range")
+        if (validator is not None and validator != modified) or not 0 <= start < stat.st_size:
+            return super().send_head()
+        handle = open(path, "rb")
+        handle.seek(start)
+        self.send_response(206)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Range", f"bytes {start}-{stat.st_size - 1}/{stat.st_size}")
+        self.send_header("Content-Length", str(stat.st_size - start))
+        self.send_header("Last-Modified", modified)
+        self.end_headers()
+        return handle
 
 
 from parent_watch import parent_alive  # shared by the test servers in scripts/

@@ -69,6 +69,35 @@ final class NetworkImpairmentTests: XCTestCase {
         XCTAssertGreaterThan(dropped["OUTPUT", default: 0], 10, "the server's packets were really dropped: \(dropped)")
     }
 
+    func testThatAFivePercentPacketLossDownloadCancelledAndResumedIsByteExact() async throws {
+        let (network, base) = try makeNetwork { try $0.dropRandomly(probability: 0.05) }
+        let size = 64 << 20
+        let source = try randomFile("64m-resume.bin", size: size)
+        var configuration = SessionConfiguration()
+        configuration.timeoutIntervalForRequest = 15
+        configuration.timeoutIntervalForResource = 240
+        configuration.receiveBufferSize = 16 * 1024
+        let session = SessionManager(configuration: configuration)
+        // Cancelled with resume data once 8 MiB have arrived, then resumed from there.
+        let flag = CancelOnce()
+        let request = session.download(base.appendingPathComponent("64m-resume.bin"))
+        let first = await request.downloadProgress(queue: DispatchQueue(label: "cancel")) { progress in
+            guard progress.completedUnitCount >= 8 << 20, flag.claim() else { return }
+            request.cancel(producingResumeData: true)
+        }.serializingDownloadedFileURL().response
+        XCTAssertEqual(first.error?.isExplicitlyCancelledError, true, first.debugDescription)
+        let resumeData = try XCTUnwrap(first.resumeData, "no resume data: \(first.debugDescription)")
+        let destination = directory.appendingPathComponent("64m-resume.download")
+        let resumed = await session.download(resumingWith: resumeData) { _, _ in (destination, [.removePreviousFile]) }
+            .validate().serializingDownloadedFileURL().response
+        XCTAssertNil(resumed.error, resumed.debugDescription)
+        XCTAssertEqual(resumed.response?.statusCode, 206, "the second part came as a range")
+        XCTAssertTrue(FileManager.default.contentsEqual(atPath: source.path, andPath: destination.path),
+                      "the resumed file differs from the served one")
+        let dropped = try network.droppedPackets()
+        XCTAssertGreaterThan(dropped["OUTPUT", default: 0], 10, "the server's packets were really dropped: \(dropped)")
+    }
+
     func testThatASlowLinkReportsProgressAndCancelsPromptly() async throws {
         let (_, base) = try makeNetwork { try $0.limitServerRate("1mbit") }
         let size = 1 << 20
@@ -151,5 +180,18 @@ final class NetworkImpairmentTests: XCTestCase {
         XCTAssertLessThan(seconds, 4.5, "within the connect timeout")
         print(String(format: "NetworkImpairmentTests: dead first address, then the second: %.3f s (4 s timeout); dropped %@",
                      seconds, dropped.description))
+    }
+}
+
+/// Claims a one-time action from any thread.
+private final class CancelOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.withLock {
+            defer { claimed = true }
+            return !claimed
+        }
     }
 }
