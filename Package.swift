@@ -58,9 +58,15 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib for WebSocket permessage-deflate (RFC 7692): inflate/deflate with raw windows.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "Curlfire",
-            dependencies: ["CCurl", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CCurl", "COpenSSL", "CZlib", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "CurlfireTesting",

@@ -51,6 +51,8 @@ public enum CurlfireError: Error, Sendable {
     /// The `requestModifier:` closure given to `request`, `download` or `upload` threw this error
     /// (a thrown ``CurlfireError`` is kept as is); nothing was sent.
     case createURLRequestFailed(error: Error)
+    /// A WebSocket connection failed (``WebSocketRequest``), with the reason.
+    case webSocketFailed(reason: WebSocketFailureReason)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -305,6 +307,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
                 + "nothing was sent for the modified request. Apply modifiers before attaching a handler."
         case let .cacheMiss(url):
             return "No usable cached response for \(url), and the request may only be answered from the cache."
+        case let .webSocketFailed(reason): return "WebSocket failed: \(reason)"
         }
     }
 }
