@@ -2,8 +2,9 @@
 """WebSocket peers for Curlfire's WebSocket tests: the `websockets` server from PyPI (in the project
 venv) and a fault server of our own on raw sockets that breaks RFC 6455 on purpose.
 
-On 127.0.0.1, ports 0. Prints {"ws": P, "wss": P, "fault": P} as its first line (wss: with --cert and
---key, the test PKI's leaf). With --log FILE the fault server appends one line per event, starting with the request target
+On 127.0.0.1, ports 0. Prints {"ws": P, "wss": P, "wss-mtls": P, "fault": P} as its first line (wss:
+with --cert and --key, the test PKI's leaf; wss-mtls: with --client-ca too, requiring a client
+certificate). With --log FILE the fault server appends one line per event, starting with the request target
 ("/rsv2?id=X client frame opcode=8 fin=1 masked=1 len=2 close=1002", "/flood?id=Y flood sent N", ...). With --parent-pid it exits when
 that process does.
 
@@ -102,7 +103,7 @@ async def handler(ws):
     await echo(ws)
 
 
-def start_websockets(context, log_path):
+def start_websockets(context, mtls_context):
     ready = threading.Event()
     ports = {}
 
@@ -115,6 +116,10 @@ def start_websockets(context, log_path):
                 secure = await serve(handler, "127.0.0.1", 0, ssl=context, select_subprotocol=select_subprotocol,
                                      max_size=64 * 1024 * 1024, ping_interval=None)
                 ports["wss"] = secure.sockets[0].getsockname()[1]
+            if mtls_context is not None:
+                mutual = await serve(handler, "127.0.0.1", 0, ssl=mtls_context, select_subprotocol=select_subprotocol,
+                                     ping_interval=None)
+                ports["wss-mtls"] = mutual.sockets[0].getsockname()[1]
             ready.set()
             await asyncio.Future()
         asyncio.run(main())
@@ -310,14 +315,20 @@ def main():
     parser.add_argument("--log")
     parser.add_argument("--cert")
     parser.add_argument("--key")
+    parser.add_argument("--client-ca", help="CA bundle: also serve wss-mtls, requiring a client certificate")
     parser.add_argument("--parent-pid", type=int)
     args = parser.parse_args()
     LOG_PATH[0] = args.log
-    context = None
+    context = mtls_context = None
     if args.cert and args.key:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
-    ports = start_websockets(context, args.log)
+        if args.client_ca:
+            mtls_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            mtls_context.load_cert_chain(args.cert, args.key)
+            mtls_context.load_verify_locations(args.client_ca)
+            mtls_context.verify_mode = ssl.CERT_REQUIRED
+    ports = start_websockets(context, mtls_context)
     ports["fault"] = start_fault()
     print(json.dumps(ports), flush=True)
     sys.stdout.close()

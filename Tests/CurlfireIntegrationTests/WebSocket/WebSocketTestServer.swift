@@ -10,6 +10,7 @@ import XCTest
 struct WebSocketTestServer: Sendable {
     let ws: Int
     let wss: Int
+    let wssMutualTLS: Int
     let fault: Int
     let log: URL
     let servers: TestServerSet
@@ -31,18 +32,22 @@ struct WebSocketTestServer: Sendable {
     private static func start() throws -> WebSocketTestServer {
         let servers = try Live.servers() // the PKI and the venv
         let root = TestServers.repositoryRoot
+        let clientCA = FileManager.default.temporaryDirectory.appendingPathComponent("ws-client-ca-\(UUID().uuidString).pem")
+        let bundle = try Data(contentsOf: servers.pkiFile("root-ca.pem")) + Data(contentsOf: servers.pkiFile("intermediate-ca.pem"))
+        try bundle.write(to: clientCA)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("ws-test-\(UUID().uuidString).log")
         let started = try BackgroundProcess.start([
             root.appendingPathComponent(".venv/bin/python").path,
             root.appendingPathComponent("scripts/ws-test-server.py").path,
             "--log", log.path, "--cert", servers.pkiFile("leaf-chain.pem").path, "--key", servers.pkiFile("leaf.key").path,
+            "--client-ca", clientCA.path,
             "--parent-pid", String(getpid()),
         ])
         guard let ports = try? JSONSerialization.jsonObject(with: Data(started.firstLine.utf8)) as? [String: Int],
-              let ws = ports["ws"], let wss = ports["wss"], let fault = ports["fault"] else {
+              let ws = ports["ws"], let wss = ports["wss"], let mutual = ports["wss-mtls"], let fault = ports["fault"] else {
             throw TestServerError("ws-test-server.py printed \(started.firstLine) (is websockets in the venv? make deps)")
         }
-        return WebSocketTestServer(ws: ws, wss: wss, fault: fault, log: log, servers: servers)
+        return WebSocketTestServer(ws: ws, wss: wss, wssMutualTLS: mutual, fault: fault, log: log, servers: servers)
     }
 
     /// `ws://127.0.0.1:PORT/path` on the websockets server.
