@@ -31,8 +31,7 @@ extension SessionManager {
         default: return .failure(.webSocketFailed(reason: .unsupportedScheme(url.scheme ?? "")))
         }
         guard let transportURL = components?.url, url.host != nil else { return .failure(.invalidURL(url: url.absoluteString)) }
-        var request = URLRequest(url: transportURL)
-        request.timeoutInterval = configuration.closeTimeout > 0 ? 60 : 60
+        let request = URLRequest(url: transportURL)
         var options = planOptions(for: request, credential: nil, reportsProgress: false, followsWithoutAsking: false)
         options.httpVersion = .http1_1 // the upgrade is HTTP/1.1: no ALPN h2
         options.cookiesEnabled = false

@@ -58,9 +58,6 @@ final class WebSocketInbox: Sendable {
         }
     }
 
-    /// The most bytes buffered at once, for tests.
-    var bufferedBytes: Int { state.withLock { $0.bufferedBytes } }
-
     /// The upgrade succeeded.
     func connected(protocol subprotocol: String?) {
         let target: (DispatchQueue, EventHandler)? = state.withLock { state in

@@ -68,7 +68,6 @@ final class WebSocketLoop {
         }
         self.transport = transport
         if let error = transport.connect() { return .failed(error) }
-        let connected = Self.now()
         switch upgrade(transport) {
         case let .failure(error): return .failed(error)
         case let .success((head, agreement, headBytes, requestBytes)):
@@ -93,7 +92,6 @@ final class WebSocketLoop {
                 assembler.inflater = WebSocketInflater(resetsEachMessage: deflate.serverNoContextTakeover)
                 deflater = WebSocketDeflater(parameters: deflate)
             }
-            _ = connected
             connection.inbox.connected(protocol: agreement.subprotocol)
         }
         if let interval = configuration.pingInterval, interval > 0 { nextAutomaticPing = Self.now() + Self.nanoseconds(interval) }
@@ -292,10 +290,8 @@ final class WebSocketLoop {
             case .wouldBlock: return nil
             case let .failed(error): return .failed(error)
             case .moved(0):
+                // The peer closed TCP: after the close handshake that is the normal end.
                 if case let .done(ending) = phase { return ending }
-                if case .closeSent = phase {
-                    return .failed(.webSocketFailed(reason: .connectionClosedAbnormally))
-                }
                 return .failed(.webSocketFailed(reason: .connectionClosedAbnormally))
             case let .moved(count):
                 decoder.append(receiveBuffer[0..<count])
