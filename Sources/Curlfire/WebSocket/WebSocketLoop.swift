@@ -314,7 +314,8 @@ final class WebSocketLoop {
             guard let incoming else { continue }
             switch incoming {
             case let .message(message):
-                if case .open = phase { connection.inbox.deliver(message) }
+                // Messages still arrive after our close frame, until the server's.
+                connection.inbox.deliver(message)
             case let .ping(payload):
                 if configuration.automaticallyRespondsToPings, case .open = phase { enqueueControl(.pong, payload) }
             case let .pong(payload):
