@@ -5,7 +5,7 @@ import PackageDescription
 /// each with the dependencies it needs beyond Curlfire (the ecosystem products' and their backends).
 let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
     ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", []), ("Streaming", []),
-    ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]),
+    ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]), ("WebSocket", ["CurlfireTestSupport"]),
     ("Observability", ["CurlfireMetrics", "CurlfireTracing",
                        .product(name: "Metrics", package: "swift-metrics"),
                        .product(name: "MetricsTestKit", package: "swift-metrics"),
