@@ -16,6 +16,7 @@ websockets routes (ws and wss; subprotocols chat.v2 and chat.v1; permessage-defl
   /server-ping                pings the client; sends "pong received" once its pong arrives, then echo
   /big?size=N                 one binary message of N bytes (byte i = i % 251), then echo
   /compressible?size=N        one text message of N bytes of repeated text, then echo
+  ?then-close=1               on any route: close with 1000 where the route would start echoing
 
 fault routes (raw sockets: a valid upgrade, then the fault; then every client frame is logged):
   /rsv2 /rsv1 /opcode3 /opcode11 /masked /big-ping /fragmented-ping /bad-utf8 /bad-utf8-fragmented
@@ -100,6 +101,9 @@ async def handler(ws):
     elif path == "/compressible":
         size = int(query.get("size", ["100000"])[0])
         await ws.send(("curlfire websocket " * (size // 19 + 1))[:size])
+    if "then-close" in query:
+        await ws.close(1000, "then-close")
+        return
     await echo(ws)
 
 

@@ -114,13 +114,21 @@ public struct WebSocketRequest: Sendable {
     /// Reports the connection's events on `queue` (the session's `callbackQueue` by default):
     /// ``WebSocketEvent/connected(protocol:)`` once, ``WebSocketEvent/receivedMessage(_:)`` per
     /// message, ``WebSocketEvent/disconnected(closeCode:reason:)`` after a close handshake, and
-    /// ``WebSocketEvent/completed(_:)`` exactly once, last. One consumer per connection: if
-    /// ``messages()`` came first, the handler gets only `completed` with `alreadyConsumed`.
+    /// ``WebSocketEvent/completed(_:)`` exactly once, last. The connection stays open until then even
+    /// if no copy of the request is kept. One consumer per connection: if ``messages()`` came first,
+    /// the handler gets only `completed` with `alreadyConsumed`.
     @discardableResult
     public func streamMessageEvents(queue: DispatchQueue? = nil,
                                     handler: @escaping @Sendable (WebSocketEvent) -> Void) -> WebSocketRequest {
         let queue = queue ?? callbackQueue
-        if connection.inbox.claimEvents(queue: queue, handler: handler) {
+        // The handler keeps the connection alive until `completed`, as a running Alamofire request
+        // is kept: `session.webSocketRequest(url).streamMessageEvents { … }` needs no stored value.
+        let keeper = LockedValue<Lifetime?>(lifetime)
+        let retaining: @Sendable (WebSocketEvent) -> Void = { event in
+            handler(event)
+            if case .completed = event { keeper.withLock { $0 = nil } }
+        }
+        if connection.inbox.claimEvents(queue: queue, handler: retaining) {
             connection.start()
         } else {
             queue.async { handler(.completed(.failure(.webSocketFailed(reason: .alreadyConsumed)))) }

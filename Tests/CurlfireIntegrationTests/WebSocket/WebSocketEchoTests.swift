@@ -245,6 +245,23 @@ final class WebSocketEchoTests: XCTestCase {
         XCTAssertEqual(names, ["connected(chat.v2)", "message(text(\"event\"))", "disconnected(1000)", "completed"])
     }
 
+    func testEvents_handlerKeepsConnectionWithoutStoredRequest() async throws {
+        let session = try server.session()
+        let done = ResponseWaiter<[String]>()
+        let events = LockedEvents()
+        // Nothing holds the request but its handler, until the server closes.
+        session.webSocketRequest(server.ws("/fragmented?then-close=1")).streamMessageEvents { event in
+            events.append(event)
+            if case .completed = event { done.fulfil([]) }
+        }
+        _ = await done.value
+        guard case .completed(.success)? = events.all.last else { return XCTFail("\(events.all)") }
+        let received = events.all.compactMap { event -> WebSocketMessage? in
+            if case let .receivedMessage(message) = event { return message } else { return nil }
+        }
+        XCTAssertEqual(received, [.text("Hello, world"), .binary(Data([1, 2, 3]))])
+    }
+
     func testEvents_secondConsumerIsRefused() async throws {
         let session = try server.session()
         let socket = session.webSocketRequest(server.ws("/echo"))
