@@ -125,4 +125,31 @@ do {
     Playground.check(false, "close failed: \(error)")
 }
 
+// MARK: - 6. Round trips and bulk throughput
+
+Playground.section("2,000 echo round trips and 32 MiB of 1 MiB messages, one connection (the Python server is the bottleneck)")
+let measured = session.webSocketRequest("ws://127.0.0.1:\(wsPort)/echo")
+do {
+    var iterator = measured.messages().makeAsyncIterator()
+    let rounds = 2_000
+    var start = Date()
+    for index in 0..<rounds {
+        try await measured.send(.text("\(index)"))
+        guard try await iterator.next() == .text("\(index)") else { Playground.fail("echo \(index) differed") }
+    }
+    let perSecond = Double(rounds) / Date().timeIntervalSince(start)
+    Playground.check(perSecond > 0, String(format: "%.0f round trips/s", perSecond))
+    let block = Data(repeating: 0x5A, count: 1 << 20)
+    start = Date()
+    let sender = Task { for _ in 0..<32 { try await measured.send(.binary(block)) } }
+    var received = 0
+    while received < 32 << 20, let message = try await iterator.next() { received += message.byteCount }
+    try await sender.value
+    let seconds = Date().timeIntervalSince(start)
+    Playground.check(received == 32 << 20, "\(Format.bytes(received)) echoed at \(Format.speed(bytes: received * 2, seconds: seconds)) (both directions)")
+    measured.close()
+} catch {
+    Playground.check(false, "measurement failed: \(error)")
+}
+
 Playground.finish()

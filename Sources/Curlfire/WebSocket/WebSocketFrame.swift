@@ -72,12 +72,31 @@ enum WebSocketFrameEncoder {
             output.append(0x80 | 127)
             for shift in stride(from: 56, through: 0, by: -8) { output.append(UInt8((UInt64(count) >> UInt64(shift)) & 0xFF)) }
         }
-        let key = [maskingKey.0, maskingKey.1, maskingKey.2, maskingKey.3]
-        output.append(contentsOf: key)
-        var index = 0
-        for byte in payload {
-            output.append(byte ^ key[index & 3])
-            index += 1
+        output.append(contentsOf: [maskingKey.0, maskingKey.1, maskingKey.2, maskingKey.3])
+        let start = output.count
+        output.append(contentsOf: payload)
+        mask(&output[start...], key: maskingKey)
+    }
+
+    /// XORs `bytes` with the repeated key, eight bytes at a time.
+    static func mask(_ bytes: inout ArraySlice<UInt8>, key: (UInt8, UInt8, UInt8, UInt8)) {
+        let keyBytes = [key.0, key.1, key.2, key.3]
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { raw in
+            for index in 0..<8 { raw[index] = keyBytes[index & 3] }
+        }
+        bytes.withUnsafeMutableBytes { raw in
+            let count = raw.count
+            var index = 0
+            while index + 8 <= count {
+                let value = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ word
+                raw.storeBytes(of: value, toByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < count {
+                raw[index] ^= keyBytes[index & 3]
+                index += 1
+            }
         }
     }
 }
