@@ -26,6 +26,7 @@ fault routes (raw sockets: a valid upgrade, then the fault; then every client fr
   /never-close                answers nothing: no pong, no close (and keeps the connection open)
   /flood                      64 KiB binary messages as fast as the client reads, counting bytes
   /reject                     answers the upgrade with 403
+  /no-upgrade                 reads the upgrade request and never answers
   /bad-accept                 101 with a wrong Sec-WebSocket-Accept
   /unoffered-protocol         101 choosing subprotocol "nope"
   /echo-raw                   a frame-level echo (unmasked replies), logging each client frame
@@ -245,6 +246,10 @@ def serve_fault(sock):
         path = urlsplit(target).path
         query = parse_qs(urlsplit(target).query)
         log(f"upgrade {target}")
+        if path == "/no-upgrade":
+            while sock.recv(4096):
+                pass
+            return
         if path == "/reject":
             sock.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             return

@@ -176,6 +176,27 @@ final class WebSocketFaultTests: XCTestCase {
         socket.close()
     }
 
+    // MARK: - Timeouts
+
+    func testTimeouts_unansweredUpgradeFailsWithinRequestTimeout() async throws {
+        let session = try server.session { $0.timeoutIntervalForRequest = 0.5 }
+        let started = Date()
+        let (_, error) = await collect(session.webSocketRequest(server.fault("/no-upgrade").url))
+        XCTAssertEqual(error?.transportErrorCode, .timedOut, "\(String(describing: error))")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+    }
+
+    func testTimeouts_pingIntervalDetectsSilentServer() async throws {
+        let session = try server.session()
+        var configuration = WebSocketConfiguration()
+        configuration.pingInterval = 0.1
+        configuration.pongTimeout = 0.3
+        let started = Date()
+        let (_, error) = await collect(session.webSocketRequest(server.fault("/never-close").url, configuration: configuration))
+        XCTAssertEqual(error?.webSocketFailureReason, .pongTimeout)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+    }
+
     // MARK: - Back-pressure and cancellation
 
     func testBackPressure_slowConsumerPausesReading() async throws {
