@@ -45,7 +45,7 @@ enum WebSocketTarget {
                 }
             }
         } catch {
-            outcome.violation = error as? WebSocketViolation
+            outcome.violation = error
         }
         return outcome
     }

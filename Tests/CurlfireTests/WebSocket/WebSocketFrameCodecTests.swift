@@ -115,4 +115,45 @@ final class WebSocketFrameCodecTests: XCTestCase {
         // Only the header: the decoder refuses without waiting for (or buffering) the payload.
         assertViolation([0x82, 127, 0, 0, 0, 1, 0, 0, 0, 0], code: .messageTooBig, maximum: 1 << 20)
     }
+
+    // MARK: - Random input
+
+    /// Random server bytes (a fixed-seed generator): decoding whole or split in two gives the same
+    /// frames or the same violation, and nothing traps. `make fuzz` runs the same check unbounded.
+    func testFraming_randomBytesDecodeTheSameWholeOrSplit() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt8 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+        func decodeAll(_ pieces: [ArraySlice<UInt8>]) -> ([WebSocketFrame], WebSocketViolation?) {
+            var decoder = WebSocketFrameDecoder(maximumPayload: 300)
+            var frames: [WebSocketFrame] = []
+            do {
+                for piece in pieces {
+                    decoder.append(piece)
+                    while let frame = try decoder.next() { frames.append(frame) }
+                }
+                return (frames, nil)
+            } catch {
+                return (frames, error)
+            }
+        }
+        for _ in 0..<2_000 {
+            // Biased towards valid headers: unmasked, FIN, known opcodes, short lengths.
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(next() % 6) {
+                let opcode: [UInt8] = [0x81, 0x82, 0x89, 0x8A, 0x01, 0x80, 0x88]
+                bytes.append(next() % 8 == 0 ? next() : opcode[Int(next()) % opcode.count])
+                let length = next() % 8 == 0 ? next() : next() % 20
+                bytes.append(length)
+                for _ in 0..<Int(length % 130) { bytes.append(next()) }
+            }
+            let cut = bytes.isEmpty ? 0 : Int(next()) % bytes.count
+            let whole = decodeAll([bytes[...]])
+            let split = decodeAll([bytes[..<cut], bytes[cut...]])
+            XCTAssertEqual(whole.0, split.0)
+            XCTAssertEqual(whole.1, split.1)
+        }
+    }
 }
