@@ -67,7 +67,7 @@ final class WebSocketInflater: @unchecked Sendable {
 
     /// The message's bytes; throws 1009 past `limit` and 1007 for data that does not inflate.
     func inflate(_ compressed: [UInt8], limit: Int) throws(WebSocketViolation) -> [UInt8] {
-        guard ready else { throw WebSocketViolation(code: .invalidFramePayloadData, detail: "inflate: zlib did not start") }
+        guard ready else { throw WebSocketViolation(code: .invalidFramePayloadData, detail: "zlib did not start", isDecompression: true) }
         var input = compressed
         input.append(contentsOf: [0x00, 0x00, 0xFF, 0xFF]) // RFC 7692 section 7.2.2
         var output: [UInt8] = []
@@ -82,7 +82,8 @@ final class WebSocketInflater: @unchecked Sendable {
                     stream.avail_out = UInt32(outputBuffer.count)
                     let status = CZlib.inflate(&stream, Z_SYNC_FLUSH)
                     if status != Z_OK, status != Z_BUF_ERROR, status != Z_STREAM_END {
-                        failure = WebSocketViolation(code: .invalidFramePayloadData, detail: "inflate failed (zlib \(status))")
+                        failure = WebSocketViolation(code: .invalidFramePayloadData, detail: "inflate failed (zlib \(status))",
+                                                     isDecompression: true)
                     }
                     return outputBuffer.count - Int(stream.avail_out)
                 }

@@ -34,13 +34,15 @@ struct WebSocketViolation: Error, Equatable, Sendable {
     /// 1002, 1007 or 1009.
     var code: WebSocketCloseCode
     var detail: String
+    /// Whether a compressed message did not inflate (1007, reported as `decompressionFailed`).
+    var isDecompression = false
 
     static func protocolError(_ detail: String) -> WebSocketViolation { .init(code: .protocolError, detail: detail) }
 
     /// The error users see.
     func failure(limit: Int) -> CurlfireError.WebSocketFailureReason {
         switch code {
-        case .invalidFramePayloadData: return detail.hasPrefix("inflate") ? .decompressionFailed(detail) : .invalidUTF8
+        case .invalidFramePayloadData: return isDecompression ? .decompressionFailed(detail) : .invalidUTF8
         case .messageTooBig: return .messageTooBig(limit: limit)
         default: return .protocolViolation(detail)
         }

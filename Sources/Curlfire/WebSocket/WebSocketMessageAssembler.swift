@@ -47,7 +47,7 @@ struct WebSocketMessageAssembler {
             if frame.fin {
                 return try finish(opcode: frame.opcode, payload: frame.payload, compressed: frame.rsv1)
             }
-            try checkSize(frame.payload.count, compressed: frame.rsv1)
+            try checkSize(frame.payload.count)
             fragmentOpcode = frame.opcode
             fragmentCompressed = frame.rsv1
             fragments = frame.payload
@@ -55,7 +55,7 @@ struct WebSocketMessageAssembler {
         case .continuation:
             guard let opcode = fragmentOpcode else { throw .protocolError("a continuation frame with no message started") }
             if frame.rsv1 { throw .protocolError("RSV1 set on a continuation frame") }
-            try checkSize(fragments.count + frame.payload.count, compressed: fragmentCompressed)
+            try checkSize(fragments.count + frame.payload.count)
             fragments.append(contentsOf: frame.payload)
             guard frame.fin else { return nil }
             let payload = fragments
@@ -67,18 +67,17 @@ struct WebSocketMessageAssembler {
         }
     }
 
-    private func checkSize(_ count: Int, compressed: Bool) throws(WebSocketViolation) {
-        // A compressed message's limit applies after inflation; its wire size is bounded too, so a
-        // peer cannot make us hold more than the limit either way.
+    /// Fails with 1009 past the limit. A compressed message is checked on the wire here and again
+    /// while it inflates, so a peer cannot make us hold more than the limit either way.
+    private func checkSize(_ count: Int) throws(WebSocketViolation) {
         if count > maximumMessageSize {
             throw WebSocketViolation(code: .messageTooBig, detail: "a message of more than \(maximumMessageSize) bytes")
         }
-        _ = compressed
     }
 
     private mutating func finish(opcode: WebSocketOpcode, payload: [UInt8], compressed: Bool)
         throws(WebSocketViolation) -> WebSocketIncoming {
-        try checkSize(payload.count, compressed: compressed)
+        try checkSize(payload.count)
         var bytes = payload
         if compressed, let inflater {
             bytes = try inflater.inflate(payload, limit: maximumMessageSize)
