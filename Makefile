@@ -29,7 +29,7 @@ SWIFT ?= swift
 STATE_DIR ?= .testservers
 PKI_DIR := Tests/Fixtures/pki
 SERVERS := $(PYTHON) scripts/test-servers.py
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev nginx-light pkg-config python3-venv openssl
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl
 
 .PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
 

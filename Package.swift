@@ -5,7 +5,7 @@ import PackageDescription
 /// each with the dependencies it needs beyond Curlfire (the ecosystem products' and their backends).
 let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
     ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", []), ("Streaming", []),
-    ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]),
+    ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]), ("WebSocket", ["CurlfireTestSupport"]),
     ("Observability", ["CurlfireMetrics", "CurlfireTracing",
                        .product(name: "Metrics", package: "swift-metrics"),
                        .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -58,9 +58,15 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib for WebSocket permessage-deflate (RFC 7692): inflate/deflate with raw windows.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "Curlfire",
-            dependencies: ["CCurl", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CCurl", "COpenSSL", "CZlib", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "CurlfireTesting",

@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
+        // The WebSocket benchmark's peer client (WebSocketBench).
+        .package(url: "https://github.com/vapor/websocket-kit", from: "2.15.0"),
     ],
     targets: [
         // The ceiling: libcurl driven directly from C, no Swift on the hot path.
@@ -29,6 +31,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // Curlfire's WebSocket next to websocket-kit, against a swift-nio echo server.
+        .executableTarget(
+            name: "WebSocketBench",
+            dependencies: [
+                .product(name: "Curlfire", package: "Curlfire"),
+                .product(name: "WebSocketKit", package: "websocket-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
     ],

@@ -12,6 +12,7 @@ enum FuzzTargets {
         ("certificate", CertificateTarget.run),
         ("resumedata", ResumeDataTarget.run),
         ("headers", HeadersTarget.run),
+        ("websocket", WebSocketTarget.run),
     ]
 
     /// The target named by the environment; exits with a usage message when it is missing or unknown.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Curlfire's benchmarks (docs/Performance.md): builds the Benchmarks package in release, starts
 # nginx on loopback with a 1 GiB large.bin (scripts/test-servers.py, state in $BENCH_STATE_DIR),
-# then runs every scenario for every client, interleaved. Extra arguments go to `CurlfireBench run`
+# then runs every scenario for every client, interleaved, and the WebSocket rows (WebSocketBench). Extra arguments go to `CurlfireBench run`
 # (e.g. --repetitions 3 --seconds 1 --scenarios sequential-small,concurrent-8-h1).
 # The servers stop by themselves shortly after this script exits.
 #
@@ -39,3 +39,5 @@ python3 scripts/test-servers.py start --state-dir "$STATE_DIR" --nginx --large-s
 mkdir -p "$RESULTS"
 "$bin" run --servers "$STATE_DIR/servers.json" --json "$RESULTS/latest.json" --markdown "$RESULTS/latest.md" \
     ${download_args[@]+"${download_args[@]}"} "$@"
+# WebSocket: Curlfire next to vapor/websocket-kit against a swift-nio echo server of its own.
+"$(dirname "$bin")/WebSocketBench" --markdown "$RESULTS/websocket-latest.md"

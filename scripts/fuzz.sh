@@ -25,7 +25,7 @@ FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_NICE=${FUZZ_NICE:-10}
 SWIFTC=${SWIFTC:-swiftc}
 SWIFT=${SWIFT:-swift}
-TARGETS=(urlencoding formencoder multipart json string plist certificate resumedata headers)
+TARGETS=(urlencoding formencoder multipart json string plist certificate resumedata headers websocket)
 
 # Sanitizer settings: Foundation's own leaks are suppressed; Swift's backtracer is off so a crash
 # report is ASan's alone.
@@ -91,8 +91,8 @@ build() {
     done <"$OUT/plan.txt"
     [ ${#library[@]} -gt 0 ] || { echo "fuzz.sh: no sources found for the Curlfire target" >&2; exit 1; }
     "$SWIFTC" -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -module-name Curlfire \
-        -I Sources/CCurl -I Sources/COpenSSL -I "$OUT/modules" -use-ld=lld \
-        "${library[@]}" Fuzz/*.swift "${objects[@]}" -lcurl -lssl -lcrypto -o "$BIN"
+        -I Sources/CCurl -I Sources/COpenSSL -I Sources/CZlib -I "$OUT/modules" -use-ld=lld \
+        "${library[@]}" Fuzz/*.swift "${objects[@]}" -lcurl -lssl -lcrypto -lz -o "$BIN"
     echo "built $BIN"
 }
 

@@ -5,7 +5,7 @@
 #
 # Starts (or reuses) httpbin, the TLS variants and nginx with its large file in STATE_DIR
 # (.testservers by default) for as long as this script runs, and one fault server; builds the
-# playgrounds once; then runs Tour, Downloads, Uploads, Pinning, Retry, Streaming, Testing, Caching, Observability and OpenAPI in turn,
+# playgrounds once; then runs Tour, Downloads, Uploads, Pinning, Retry, Streaming, Testing, Caching, Observability, OpenAPI and WebSocket in turn,
 # each with its own output, and prints a summary with each one's status and duration.
 set -euo pipefail
 
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 STATE_DIR=${1:-.testservers}
 SWIFT=${SWIFT:-swift}
 PYTHON=${PYTHON:-python3}
-PLAYGROUNDS=(Tour Downloads Uploads Pinning Retry Streaming Testing Caching Observability OpenAPI)
+PLAYGROUNDS=(Tour Downloads Uploads Pinning Retry Streaming Testing Caching Observability OpenAPI WebSocket)
 
 # Milliseconds since the epoch, and "1.2 s" from a number of milliseconds.
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

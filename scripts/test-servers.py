@@ -69,6 +69,8 @@ REQUIREMENTS = [
     "h2==4.4.1",
     "hpack==4.2.0",
     "hyperframe==6.1.0",
+    # WebSocket peers (scripts/ws-test-server.py): echo, subprotocols, permessage-deflate.
+    "websockets==17.4",
 ]
 
 # name -> (certificate file, key file) inside the PKI directory.

@@ -35,6 +35,8 @@ static inline CURLcode cfcurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { 
 static inline CURLcode cfcurl_easy_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode cfcurl_easy_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode cfcurl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+/* CURLINFO_ACTIVESOCKET writes a curl_socket_t (an int), not a long: the WebSocket transport reads the socket of a CONNECT_ONLY handle. */
+static inline CURLcode cfcurl_easy_getinfo_socket(CURL *h, curl_socket_t *v) { return curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, v); }
 
 /* --- curl_multi_setopt / curl_share_setopt --- */
 static inline CURLMcode cfcurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }

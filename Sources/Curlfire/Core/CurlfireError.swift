@@ -68,6 +68,8 @@ public enum CurlfireError: Error, Sendable {
         /// reused connection) after bytes of it were read: a stream cannot be replayed.
         case notReplayable
     }
+    /// A WebSocket connection failed (``WebSocketRequest``), with the reason.
+    case webSocketFailed(reason: WebSocketFailureReason)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -330,6 +332,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "The streamed request body produced \(produced) bytes where \(expected) were declared."
         case .bodyStreamFailed(.notReplayable):
             return "The request body is a stream that was already read: it cannot be sent again (retry or 307/308 redirect)."
+        case let .webSocketFailed(reason): return "WebSocket failed: \(reason)"
         }
     }
 }

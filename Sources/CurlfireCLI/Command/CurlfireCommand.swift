@@ -27,6 +27,7 @@ struct CurlfireCommand: AsyncParsableCommand {
               curlfire PUT :8080/items/1 name=Ada admin:=true X-Trace:42
               curlfire --form POST :8080/upload title=cat photo@cat.jpg
               curlfire -d -o big.bin https://example.org/big.bin --continue
+              curlfire --ws wss://example.org/chat --ws-protocol chat.v2 < lines.txt
 
             EXIT CODES
             \(ExitStatus.helpTable)
@@ -44,6 +45,7 @@ struct CurlfireCommand: AsyncParsableCommand {
     @OptionGroup(title: "Download") var download: DownloadOptions
     @OptionGroup(title: "TLS") var tls: TLSOptions
     @OptionGroup(title: "Transfer") var transfer: TransferOptions
+    @OptionGroup(title: "WebSocket") var webSocket: WebSocketOptions
 
     func validate() throws {
         if request.isEmpty { throw ValidationError("a URL is required") }
@@ -54,13 +56,16 @@ struct CurlfireCommand: AsyncParsableCommand {
         if let timeout = transfer.timeout, !(timeout > 0) { throw ValidationError("--timeout must be positive") }
         if transfer.maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let auth = transfer.auth, !auth.contains(":") { throw ValidationError("--auth takes user:pass") }
+        if webSocket.enabled, download.download { throw ValidationError("--ws and --download do not go together") }
     }
 
     func run() async throws {
         do {
             let prepared = try PreparedRequest(command: self)
             let session = try SessionFactory.make(command: self, prepared: prepared)
-            if download.download {
+            if webSocket.enabled {
+                try await WebSocketExchange(command: self, prepared: prepared, session: session).run()
+            } else if download.download {
                 try await DownloadExchange(command: self, prepared: prepared, session: session).run()
             } else {
                 try await DataExchange(command: self, prepared: prepared, session: session).run()

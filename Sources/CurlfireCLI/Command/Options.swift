@@ -109,3 +109,18 @@ struct TransferOptions: ParsableArguments {
     @Option(help: "With --follow: the most redirects to follow.")
     var maxRedirects = 30
 }
+
+/// WebSocket options.
+struct WebSocketOptions: ParsableArguments {
+    @Flag(name: .customLong("ws"), help: "WebSocket mode (ws:// or wss:// URL): each stdin line is sent as a message, each message received is printed; stdin's end closes the connection.")
+    var enabled = false
+
+    @Option(name: .customLong("ws-protocol"), help: ArgumentHelp("A subprotocol to offer. Repeatable.", valueName: "name"))
+    var protocols: [String] = []
+
+    @Flag(name: .customLong("ws-binary"), help: "Send stdin lines as binary messages instead of text.")
+    var binary = false
+
+    @Flag(name: .customLong("ws-deflate"), help: "Offer permessage-deflate compression.")
+    var deflate = false
+}
