@@ -29,6 +29,22 @@ final class FaultTests: XCTestCase {
         }
     }
 
+    func testThatASubSecondTimeoutFiresOnTimeBeforeTheFirstByte() async throws {
+        // httpbin answers after 1 s; a 0.3 s timeoutInterval must fail first, on time (libcurl's own
+        // low-speed check counts whole seconds and would let the 1 s answer through, now and then).
+        var slow = URLRequest(url: try XCTUnwrap(URL(string: try Live.httpbin("/delay/1"))))
+        slow.timeoutInterval = 0.3
+        for _ in 0..<3 {
+            let started = Date()
+            let response = await SessionManager().request(slow).serializingData().response
+            let elapsed = Date().timeIntervalSince(started)
+            XCTAssertEqual(response.error?.transportErrorCode, .timedOut, response.debugDescription)
+            XCTAssertGreaterThanOrEqual(elapsed, 0.29)
+            XCTAssertLessThan(elapsed, 0.9, "the 0.3 s timeout fired after \(elapsed) s")
+            print("sub-second timeout: \(elapsed) s")
+        }
+    }
+
     func testThatTheControlEndpointSucceeds() async throws {
         let (response, _) = try await fetch("/ok")
         XCTAssertEqual(response.value, Data("ok".utf8))

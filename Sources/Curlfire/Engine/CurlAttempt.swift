@@ -68,6 +68,11 @@ final class CurlAttempt: @unchecked Sendable {
     }
     /// When bytes last moved; the engine fails the attempt once it has been idle too long.
     private(set) var idleClock: IdleClock
+
+    /// Starts the idle clock when the attempt enters libcurl, so the wait for the response's first
+    /// byte is timed to the millisecond too: libcurl's own low-speed check counts whole seconds and
+    /// fires at about 1 s for a 0.3 s `timeoutInterval`, racing a response sent after 1 s.
+    func startIdleClock() { idleClock.touch() }
     /// Set by the engine when it ended the attempt for being idle.
     var idleTimedOut = false
     /// The request's deadline (monotonic nanoseconds, `IdleClock.now()`), 0 for none: the engine

@@ -184,6 +184,8 @@ final class Engine: @unchecked Sendable {
             attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_FAILED_INIT))
         } else if attempt.transfer.isSuspended {
             attempt.paused = true
+        } else {
+            attempt.startIdleClock()
         }
     }
 

@@ -3,13 +3,13 @@ import Foundation
 /// When an attempt last moved bytes, for the engine's idle timeout (`timeoutIntervalForRequest`).
 ///
 /// libcurl's own low-speed check averages the speed over its last five seconds, so once bytes
-/// have flowed it notices a stall about five seconds late. The engine therefore times a stall
-/// itself from the last header, body or upload chunk; libcurl's check still covers the time before
-/// the first byte. Engine thread only.
+/// have flowed it notices a stall about five seconds late, and it counts whole seconds. The engine
+/// therefore times a stall itself: from the moment the attempt enters libcurl (the wait for the
+/// first byte counts), then from the last header, body or upload chunk. Engine thread only.
 struct IdleClock {
     /// The idle limit in nanoseconds; 0 disables the clock.
     let limit: UInt64
-    /// The monotonic time of the last activity; 0 until the first byte.
+    /// The monotonic time of the last activity; 0 until the attempt started (or while never started).
     private var last: UInt64 = 0
 
     /// A clock for an idle limit in seconds (non-positive or non-finite: no limit).
@@ -22,9 +22,10 @@ struct IdleClock {
         if limit > 0 { last = Self.now() }
     }
 
-    /// Restarts the count after a pause (a paused transfer is not idle), once bytes have flowed.
+    /// Restarts the count after a pause (a paused transfer is not idle; one suspended before it
+    /// started begins its count here).
     mutating func restart() {
-        if last > 0 { touch() }
+        touch()
     }
 
     /// Whether nothing has moved for longer than the limit since the first byte.
