@@ -22,6 +22,10 @@ final class WebSocketInbox: Sendable {
         case none
         case sequence
         case events(DispatchQueue, EventHandler)
+        /// An event handler that was given the ending: released, since a handler that captures its
+        /// own request (`socket.streamMessageEvents { … socket.send(…) }`) would otherwise keep the
+        /// connection, its inbox and itself alive forever.
+        case eventsEnded
     }
 
     private struct State {
@@ -96,7 +100,10 @@ final class WebSocketInbox: Sendable {
             state.ending = ending
             let waiter = state.waiter
             state.waiter = nil
-            if case let .events(queue, handler) = state.consumer { return (waiter, (queue, handler)) }
+            if case let .events(queue, handler) = state.consumer {
+                state.consumer = .eventsEnded
+                return (waiter, (queue, handler))
+            }
             return (waiter, nil)
         }
         waiter?.resume(returning: Self.result(of: ending))
@@ -155,7 +162,7 @@ final class WebSocketInbox: Sendable {
     func claimEvents(queue: DispatchQueue, handler: @escaping EventHandler) -> Bool {
         let claimed: (connected: String??, messages: [WebSocketMessage], ending: WebSocketEnding?)? = state.withLock { state in
             guard case .none = state.consumer else { return nil }
-            state.consumer = .events(queue, handler)
+            state.consumer = state.ending == nil ? .events(queue, handler) : .eventsEnded
             let messages = Array(state.messages[state.head...])
             state.messages = []
             state.head = 0
