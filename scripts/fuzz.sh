@@ -90,7 +90,7 @@ build() {
         fi
     done <"$OUT/plan.txt"
     [ ${#library[@]} -gt 0 ] || { echo "fuzz.sh: no sources found for the Curlfire target" >&2; exit 1; }
-    "$SWIFTC" -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -module-name Curlfire \
+    "$SWIFTC" -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -module-name Curlfire -package-name Curlfire \
         -I Sources/CCurl -I Sources/COpenSSL -I Sources/CZlib -I "$OUT/modules" -use-ld=lld \
         "${library[@]}" Fuzz/*.swift "${objects[@]}" -lcurl -lssl -lcrypto -lz -o "$BIN"
     echo "built $BIN"
