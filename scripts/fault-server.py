@@ -439,16 +439,10 @@ def main():
         https = listen()
         ports["https"] = https.getsockname()[1]
         threading.Thread(target=accept_loop, args=(https, tls_handler(context)), daemon=True).start()
-    print(json.dumps(ports), flush=True)
-    sys.stdout.close()
-    original_parent = os.getppid()
-    while True:
-        time.sleep(0.5)
-        if args.parent_pid and not parent_alive(args.parent_pid, original_parent):
-            return
+    announce_and_wait(ports, args.parent_pid)
 
 
-from parent_watch import parent_alive  # shared by the test servers in scripts/
+from parent_watch import announce_and_wait  # shared by the test servers in scripts/
 
 
 if __name__ == "__main__":

@@ -219,7 +219,7 @@ def listen(serial, log_path, context=None):
     return listener.getsockname()[1]
 
 
-from parent_watch import parent_alive  # shared by the test servers in scripts/
+from parent_watch import announce_and_wait  # shared by the test servers in scripts/
 
 
 def main():
@@ -237,13 +237,7 @@ def main():
         context.set_alpn_protocols(["h2"])
         ports["h2"] = listen(False, args.log, context)
         ports["serial"] = listen(True, args.log, context)
-    print(json.dumps(ports), flush=True)
-    sys.stdout.close()
-    original_parent = os.getppid()
-    while True:
-        time.sleep(0.5)
-        if args.parent_pid and not parent_alive(args.parent_pid, original_parent):
-            return
+    announce_and_wait(ports, args.parent_pid)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return handle
 
 
-from parent_watch import parent_alive  # shared by the test servers in scripts/
+from parent_watch import announce_and_wait  # shared by the test servers in scripts/
 
 
 def main():
@@ -61,13 +61,7 @@ def main():
     server = http.server.ThreadingHTTPServer((args.bind, 0), functools.partial(Handler, directory=args.directory))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(json.dumps({"http": server.server_address[1]}), flush=True)
-    sys.stdout.close()
-    original_parent = os.getppid()
-    while True:
-        time.sleep(0.5)
-        if args.parent_pid and not parent_alive(args.parent_pid, original_parent):
-            return
+    announce_and_wait({"http": server.server_address[1]}, args.parent_pid)
 
 
 if __name__ == "__main__":

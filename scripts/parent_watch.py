@@ -2,7 +2,10 @@
 
 Each server polls `parent_alive` and exits when its parent is gone, so a crashed test run never
 leaves a server behind. Imported by path-run scripts (their directory is on sys.path)."""
+import json
 import os
+import sys
+import time
 
 
 def parent_alive(pid, original_parent):
@@ -17,3 +20,15 @@ def parent_alive(pid, original_parent):
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def announce_and_wait(ports, parent_pid):
+    """Prints `ports` as the server's one line of JSON, closes stdout, and returns once `parent_pid`
+    has exited (never, without one): the end of every test server's `main`."""
+    print(json.dumps(ports), flush=True)
+    sys.stdout.close()
+    original_parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if parent_pid and not parent_alive(parent_pid, original_parent):
+            return

@@ -123,7 +123,7 @@ def serve(client, log_path):
                     pass
 
 
-from parent_watch import parent_alive  # shared by the test servers in scripts/
+from parent_watch import announce_and_wait  # shared by the test servers in scripts/
 
 
 def main():
@@ -143,13 +143,7 @@ def main():
             threading.Thread(target=serve, args=(client, args.log), daemon=True).start()
 
     threading.Thread(target=accept_loop, daemon=True).start()
-    print(json.dumps({"socks5": listener.getsockname()[1]}), flush=True)
-    sys.stdout.close()
-    original_parent = os.getppid()
-    while True:
-        time.sleep(0.5)
-        if args.parent_pid and not parent_alive(args.parent_pid, original_parent):
-            return
+    announce_and_wait({"socks5": listener.getsockname()[1]}, args.parent_pid)
 
 
 if __name__ == "__main__":

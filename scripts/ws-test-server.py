@@ -315,7 +315,7 @@ def start_fault():
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from parent_watch import parent_alive  # shared by the test servers in scripts/  # noqa: E402
+from parent_watch import announce_and_wait  # shared by the test servers in scripts/  # noqa: E402
 
 
 def main():
@@ -339,13 +339,7 @@ def main():
             mtls_context.verify_mode = ssl.CERT_REQUIRED
     ports = start_websockets(context, mtls_context)
     ports["fault"] = start_fault()
-    print(json.dumps(ports), flush=True)
-    sys.stdout.close()
-    original_parent = os.getppid()
-    while True:
-        time.sleep(0.5)
-        if args.parent_pid and not parent_alive(args.parent_pid, original_parent):
-            return
+    announce_and_wait(ports, args.parent_pid)
 
 
 if __name__ == "__main__":
