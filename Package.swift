@@ -4,7 +4,7 @@ import PackageDescription
 /// Script-style playgrounds, one per capability (`swift run <Name>`), sharing PlaygroundSupport,
 /// each with the dependencies it needs beyond Curlfire (the ecosystem products' and their backends).
 let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
-    ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", []), ("Streaming", []),
+    ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", ["CurlfireTesting"]), ("Streaming", []),
     ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]), ("WebSocket", ["CurlfireTestSupport"]),
     ("Observability", ["CurlfireMetrics", "CurlfireTracing",
                        .product(name: "Metrics", package: "swift-metrics"),

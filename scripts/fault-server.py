@@ -12,24 +12,11 @@ Each path is one fault:
   /bad-status            a status line that is not HTTP
   /bad-header            a header line without a colon, containing a NUL byte
   /huge-headers          one response header line of 110 KB
-  /slowloris             a body trickled at one byte per second
   /stall                 send the head, then nothing, forever
-  /never-answer          accept and read the request, never answer
-  /redirect-loop         302 to itself, forever
   /continue-odd          an unsolicited 100 Continue, then a second 100, then close
-  /ok                    a normal 200 with a small body (a control)
   /half-then-close?size=N   Content-Length N, ETag, Accept-Ranges; sends N/2 bytes then closes;
                           honours Range (206) on the next request so a resume can finish
   /ignore-range?size=N    Content-Length N, ETag; always 200 with the whole body, ignoring Range
-
-Stateful endpoints for the Retry playground (JSON bodies, one request per connection):
-
-  /flaky?key=K&fail=N     counts requests per key: the first N get 503, later ones 200;
-                          the body says which attempt this was
-  /token-protected?realm=R  200 only with `Authorization: Bearer <the realm's current token>`,
-                          else 401 with `WWW-Authenticate: Bearer`
-  /token/refresh?realm=R  rotates the realm's token (R-1, R-2, …) and returns it
-  /token/stats?realm=R    {"refreshes", "accepted", "rejected"} for the realm
 
 Retried downloads: /cut-once?key=K&size=N&range=honour|ignore&validator=etag|date cuts its first
 response mid-body, then honours (or ignores) Range + If-Range; /cut-once/log?key=K lists what came.
@@ -47,6 +34,12 @@ On the HTTPS port (--cert/--key given), every connection completes the TLS hands
 closed without reading or answering.
 
 With --parent-pid the server exits when that process does.
+
+Faults an in-process MockServer (CurlfireTesting) serves faithfully live in the tests instead:
+FaultTests' /ok, /stall, /short-body, /never-answer, /slowloris and /redirect-loop, and the Retry
+playground's /flaky and /token-* endpoints (Tests/CurlfireIntegrationTests/Support/MockEndpoints.swift,
+Playgrounds/Retry/RetryEndpoints.swift). /stall and /short-body also stay here: ChaosTests and the
+soak use them; /digest stays for the 256 MiB upload that measures the client's peak memory.
 """
 import argparse
 import json
@@ -93,9 +86,6 @@ def reset(conn):
 
 
 STATE_LOCK = threading.Lock()
-FLAKY_COUNTS = {}   # key -> requests seen
-TOKENS = {}         # realm -> {"token": str or None, "refreshes": int, "accepted": int, "rejected": int}
-STATEFUL_ROUTES = ("/flaky", "/token-protected", "/token/refresh", "/token/stats")
 
 
 def send_json(conn, status, obj, extra=b""):
@@ -103,35 +93,6 @@ def send_json(conn, status, obj, extra=b""):
     conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n%s\r\n"
                  % (status, len(body), extra) + body)
     conn.close()
-
-
-def serve_stateful(conn, route, query, headers):
-    """The Retry playground's endpoints (see the module docstring)."""
-    if route == "/flaky":
-        key, fail = query.get("key", [""])[0], int(query.get("fail", ["1"])[0])
-        with STATE_LOCK:
-            FLAKY_COUNTS[key] = attempt = FLAKY_COUNTS.get(key, 0) + 1
-        if attempt <= fail:
-            send_json(conn, b"503 Service Unavailable", {"key": key, "attempt": attempt, "failing": True})
-        else:
-            send_json(conn, b"200 OK", {"key": key, "attempt": attempt, "failing": False})
-        return
-    realm = query.get("realm", ["default"])[0]
-    with STATE_LOCK:
-        state = TOKENS.setdefault(realm, {"token": None, "refreshes": 0, "accepted": 0, "rejected": 0})
-        if route == "/token/refresh":
-            state["refreshes"] += 1
-            state["token"] = "%s-%d" % (realm, state["refreshes"])
-            reply = (b"200 OK", {"token": state["token"]}, b"")
-        elif route == "/token/stats":
-            reply = (b"200 OK", {k: state[k] for k in ("refreshes", "accepted", "rejected")}, b"")
-        elif state["token"] is not None and headers.get("authorization") == "Bearer " + state["token"]:
-            state["accepted"] += 1
-            reply = (b"200 OK", {"authenticated": True, "token": state["token"]}, b"")
-        else:
-            state["rejected"] += 1
-            reply = (b"401 Unauthorized", {"authenticated": False}, b"WWW-Authenticate: Bearer\r\n")
-    send_json(conn, *reply)
 
 
 def serve(conn):
@@ -183,28 +144,12 @@ def serve(conn):
             conn.sendall(b"X-Filler: " + b"a" * 110000 + b"\r\n")
             conn.sendall(b"\r\nok")
             conn.close()
-        elif route == "/slowloris":
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n")
-            for _ in range(1000):
-                conn.sendall(b"x")
-                time.sleep(1)
-            conn.close()
         elif route == "/stall":
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n")
             time.sleep(3600)
-        elif route == "/never-answer":
-            time.sleep(3600)
-        elif route == "/redirect-loop":
-            conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: /redirect-loop\r\nContent-Length: 0\r\n\r\n")
-            # keep-alive: serve the follow-ups on this connection
-            serve(conn)
-            return
         elif route == "/continue-odd":
             conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n")
             time.sleep(0.1)
-            conn.close()
-        elif route == "/ok":
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok")
             conn.close()
         elif route == "/half-then-close":
             content = body_bytes(size)
@@ -229,8 +174,6 @@ def serve(conn):
             content = body_bytes(size)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nETag: \"fault-ignore\"\r\nContent-Type: application/octet-stream\r\n\r\n" % size + content)
             conn.close()
-        elif route in STATEFUL_ROUTES:
-            serve_stateful(conn, route, query, headers)
         else:
             conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
             conn.close()

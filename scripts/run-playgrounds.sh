@@ -4,9 +4,10 @@
 #   scripts/run-playgrounds.sh [STATE_DIR]        (what `make playgrounds` runs)
 #
 # Starts (or reuses) httpbin, the TLS variants and nginx with its large file in STATE_DIR
-# (.testservers by default) for as long as this script runs, and one fault server; builds the
-# playgrounds once; then runs Tour, Downloads, Uploads, Pinning, Retry, Streaming, Testing, Caching, Observability, OpenAPI and WebSocket in turn,
-# each with its own output, and prints a summary with each one's status and duration.
+# (.testservers by default) for as long as this script runs (Retry, Testing and Caching serve
+# themselves with CurlfireTesting's MockServer); builds the playgrounds once; then runs Tour,
+# Downloads, Uploads, Pinning, Retry, Streaming, Testing, Caching, Observability, OpenAPI and
+# WebSocket in turn, each with its own output, and prints a summary with each one's status and duration.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -20,26 +21,12 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 seconds() { printf '%d.%d s' $(( $1 / 1000 )) $(( $1 % 1000 / 100 )); }
 started=$(now_ms)
 work=$(mktemp -d)
-fault_pid=""
-cleanup() {
-    if [ -n "$fault_pid" ]; then
-        kill "$fault_pid" 2>/dev/null || true
-        wait "$fault_pid" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'rm -rf "$work"' EXIT
 
 # The servers stop once this shell has exited (the launcher's watchdog), unless `make servers` owns them.
 $PYTHON scripts/test-servers.py start --state-dir "$STATE_DIR" --parent-pid $$ --nginx > "$work/servers.json"
-# One fault server for the run; it also exits by itself when this shell does.
-$PYTHON scripts/fault-server.py --parent-pid $$ > "$work/fault.json" 2>/dev/null < /dev/null &
-fault_pid=$!
-for _ in $(seq 100); do [ -s "$work/fault.json" ] && break; sleep 0.05; done
-fault_port=$($PYTHON -c 'import json, sys; print(json.load(open(sys.argv[1]))["http"])' "$work/fault.json")
 httpbin=$($PYTHON -c 'import json, sys; print(json.load(open(sys.argv[1]))["httpbin"])' "$work/servers.json")
 export CURLFIRE_SERVERS_JSON="$work/servers.json"
-export CURLFIRE_FAULT_URL="http://127.0.0.1:$fault_port"
 
 if ! $SWIFT build > "$work/build.log" 2>&1; then cat "$work/build.log"; exit 1; fi
 tail -n 1 "$work/build.log"

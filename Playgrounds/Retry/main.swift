@@ -1,17 +1,25 @@
-// Retry with backoff and token refresh, against the fault server's stateful endpoints:
-// `/flaky` fails N times then succeeds; `/token-protected` accepts only the current bearer token,
-// which `/token/refresh` rotates.
+// Retry with backoff and token refresh, against stateful endpoints served in this process by a
+// CurlfireTesting MockServer (RetryEndpoints.swift): `/flaky` fails N times then succeeds;
+// `/token-protected` accepts only the current bearer token, which `/token/refresh` rotates.
 //
-//     swift run Retry [FAULT_SERVER_URL]
+//     swift run Retry
 //
-// Without an argument it starts scripts/fault-server.py for the run. Exits non-zero when a check fails.
+// Exits non-zero when a check fails.
 import Curlfire
+import CurlfireTesting
 import Foundation
 import PlaygroundSupport
 
 Playground.begin("Retry")
-let fault = Playground.url(argument: 0, usage: "swift run Retry [FAULT_SERVER_URL]") { FaultServerProcess.url() }
-let run = UUID().uuidString.prefix(8)  // keys and realms unique to this run: the server keeps counting
+let endpoints = RetryEndpoints()
+let server: MockServer
+do {
+    server = try MockServer { endpoints.respond(to: $0) }
+} catch {
+    Playground.fail("cannot start the MockServer: \(error)")
+}
+let base = server.baseURL
+let run = UUID().uuidString.prefix(8)  // keys and realms unique to this run
 
 // Every attempt, as the session's event monitor sees it.
 let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "monitor"))
@@ -35,7 +43,7 @@ struct Flaky: Decodable, Sendable {
 }
 
 Playground.section("GET /flaky?fail=2 with RetryPolicy(retryLimit: 3, base 2, scale 0.2 s)")
-let flaky = await session.request("\(fault.absoluteString)/flaky?key=\(run)-a&fail=2").validate()
+let flaky = await session.request("\(base.absoluteString)/flaky?key=\(run)-a&fail=2").validate()
     .serializingDecodable(Flaky.self).response
 monitor.queue.sync {}
 Playground.check(flaky.value?.attempt == 3 && flaky.response?.statusCode == 200,
@@ -49,7 +57,7 @@ for (index, pair) in zip(flaky.allMetrics, flaky.allMetrics.dropFirst()).enumera
 Playground.note("the last attempt's " + flaky.timeline.description)
 
 Playground.section("GET /flaky?fail=5: the retry limit runs out")
-let exhausted = await session.request("\(fault.absoluteString)/flaky?key=\(run)-b&fail=5").validate().serializingData().response
+let exhausted = await session.request("\(base.absoluteString)/flaky?key=\(run)-b&fail=5").validate().serializingData().response
 monitor.queue.sync {}
 if case .responseValidationFailed(.unacceptableStatusCode(503))? = exhausted.error {
     Playground.check(exhausted.allMetrics.count == 4, "gave up after \(exhausted.allMetrics.count) attempts with unacceptableStatusCode(503)")
@@ -58,7 +66,7 @@ if case .responseValidationFailed(.unacceptableStatusCode(503))? = exhausted.err
 }
 
 Playground.section("POST /flaky?fail=1: POST is not idempotent, so it is not retried")
-let posted = await session.request("\(fault.absoluteString)/flaky?key=\(run)-c&fail=1", method: .post).validate()
+let posted = await session.request("\(base.absoluteString)/flaky?key=\(run)-c&fail=1", method: .post).validate()
     .serializingData().response
 monitor.queue.sync {}
 Playground.check(posted.response?.statusCode == 503 && posted.allMetrics.count == 1,
@@ -120,7 +128,7 @@ struct Stats: Decodable, Sendable {
 let realm = "realm\(run)"
 let count = 20
 Playground.section("\(count) concurrent GET /token-protected with a stale token")
-let authenticator = TokenAuthenticator(refreshURL: "\(fault.absoluteString)/token/refresh?realm=\(realm)")
+let authenticator = TokenAuthenticator(refreshURL: "\(base.absoluteString)/token/refresh?realm=\(realm)")
 let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: BearerToken(value: "stale"))
 let authenticated = SessionManager()
 authenticated.adapter = interceptor
@@ -128,7 +136,7 @@ authenticated.retrier = interceptor
 let replies = await withTaskGroup(of: DataResponse<Protected>.self) { group in
     for _ in 0..<count {
         group.addTask {
-            await authenticated.request("\(fault.absoluteString)/token-protected?realm=\(realm)").validate()
+            await authenticated.request("\(base.absoluteString)/token-protected?realm=\(realm)").validate()
                 .serializingDecodable(Protected.self).response
         }
     }
@@ -140,7 +148,7 @@ let tokens = Set(replies.compactMap { $0.value?.token })
 Playground.check(replies.allSatisfy { $0.value?.authenticated == true },
                  "\(replies.filter { $0.value != nil }.count) of \(count) requests succeeded, all with \(tokens.sorted())")
 Playground.check(authenticator.refreshes.all == ["stale"], "the authenticator refreshed \(authenticator.refreshes.all.count) time(s)")
-let stats = await SessionManager().request("\(fault.absoluteString)/token/stats?realm=\(realm)").validate()
+let stats = await SessionManager().request("\(base.absoluteString)/token/stats?realm=\(realm)").validate()
     .serializingDecodable(Stats.self).response
 if let stats = stats.value {
     Playground.note("the server saw \(stats.rejected) request(s) with 401, \(stats.refreshes) refresh, \(stats.accepted) accepted")

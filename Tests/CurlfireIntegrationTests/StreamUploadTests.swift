@@ -1,15 +1,42 @@
 import Curlfire
+import CurlfireTesting
 import Foundation
 import XCTest
 
 /// Uploads whose body is produced while it is sent (issue 14 point 4): an `InputStream` and an
-/// `AsyncSequence` of `Data`, against the fault server's `/digest` (which answers the body's
-/// length, SHA-256 and CRC-32 and whether it came chunked) and nginx's `/discard`.
+/// `AsyncSequence` of `Data`, against a `/digest` (which answers the body's length and CRC-32 and
+/// whether it came chunked) and nginx's `/discard`. `/digest` is a `MockServer` in this process
+/// (MockEndpoints.digest), except for the 256 MiB upload that measures this process's peak memory:
+/// a MockServer keeps the whole request body in memory here, so that one goes to
+/// scripts/fault-server.py's `/digest`, which hashes the body as it arrives.
 final class StreamUploadTests: XCTestCase {
-    private struct Digest: Decodable { let length: Int64; let crc32: UInt32; let chunked: Bool }
+    private typealias Digest = MockEndpoints.Digest
     private struct MyError: Error, Equatable { let code: Int }
 
-    private func digestURL() throws -> String { try FaultServer.shared().url("/digest") }
+    private var server: MockServer?
+
+    override func tearDown() {
+        server?.shutdown()
+        server = nil
+        super.tearDown()
+    }
+
+    /// `path` on this test's `MockServer`, started on first use: `/digest` and `/flaky` (any other path 404).
+    private func mock(_ path: String) throws -> String {
+        if let server { return server.url(path).absoluteString }
+        let flaky = FlakyEndpoint()
+        let started = try MockServer { request in
+            switch request.pathWithoutQuery {
+            case "/digest": MockEndpoints.digest(request)
+            case "/flaky": flaky.respond(to: request)
+            default: MockResponse(statusCode: 404)
+            }
+        }
+        server = started
+        return started.url(path).absoluteString
+    }
+
+    private func digestURL() throws -> String { try mock("/digest") }
 
     private func digest(_ response: DataResponse<Data>, file: StaticString = #filePath, line: UInt = #line) -> Digest? {
         guard let data = response.value, let digest = try? JSONDecoder().decode(Digest.self, from: data) else {
@@ -132,7 +159,7 @@ final class StreamUploadTests: XCTestCase {
 
     func testThatARetryOfAStreamedBodyIsRefusedWithATypedError() async throws {
         let key = UUID().uuidString
-        let url = try FaultServer.shared().url("/flaky?key=\(key)&fail=1")
+        let url = try mock("/flaky?key=\(key)&fail=1")
         let response = await Curlfire.upload(Chunks([Data("payload".utf8)]), to: url)
             .retry(using: AlwaysRetry()).serializingData().response
         guard case let .requestRetryFailed(retryError, originalError)? = response.error,
@@ -160,7 +187,9 @@ final class StreamUploadTests: XCTestCase {
         try XCTSkipUnless(PeakMemory.reset(), "/proc/self/clear_refs is not writable here")
         let baseline = try PeakMemory.kilobytes("VmRSS")
         let started = Date()
-        let response = await Curlfire.upload(Generated(chunks: total / chunkSize, chunkSize: chunkSize), to: try digestURL())
+        // fault-server.py's /digest, not the MockServer's: that would hold the 256 MiB in this process.
+        let digestURL = try FaultServer.shared().url("/digest")
+        let response = await Curlfire.upload(Generated(chunks: total / chunkSize, chunkSize: chunkSize), to: digestURL)
             .validate().serializingData().response
         let seconds = Date().timeIntervalSince(started)
         let growth = try PeakMemory.kilobytes("VmHWM") - baseline
