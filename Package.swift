@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlfireCLITests",
-            dependencies: ["CurlfireCLIKit", "CurlfireCLI", "CurlfireTestSupport"]
+            dependencies: ["CurlfireCLIKit", "CurlfireCLI", "CurlfireTestSupport", "CurlfireTesting"]
         ),
         // MARK: Ecosystem integrations (their tests share the integration tests' TestServers.swift
         // through a symbolic link in each Support folder).

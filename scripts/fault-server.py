@@ -14,12 +14,6 @@ Each path is one fault:
   /huge-headers          one response header line of 110 KB
   /stall                 send the head, then nothing, forever
   /continue-odd          an unsolicited 100 Continue, then a second 100, then close
-  /half-then-close?size=N   Content-Length N, ETag, Accept-Ranges; sends N/2 bytes then closes;
-                          honours Range (206) on the next request so a resume can finish
-  /ignore-range?size=N    Content-Length N, ETag; always 200 with the whole body, ignoring Range
-
-Retried downloads: /cut-once?key=K&size=N&range=honour|ignore&validator=etag|date cuts its first
-response mid-body, then honours (or ignores) Range + If-Range; /cut-once/log?key=K lists what came.
 
 Uploads: POST /digest reads the request body (Content-Length or chunked) and answers
 {"length": N, "sha256": hex, "crc32": N, "chunked": bool}.
@@ -38,7 +32,8 @@ With --parent-pid the server exits when that process does.
 Faults an in-process MockServer (CurlfireTesting) serves faithfully live in the tests instead:
 FaultTests' /ok, /stall, /short-body, /never-answer, /slowloris and /redirect-loop, and the Retry
 playground's /flaky and /token-* endpoints (Tests/CurlfireIntegrationTests/Support/MockEndpoints.swift,
-Playgrounds/Retry/RetryEndpoints.swift). /stall and /short-body also stay here: ChaosTests and the
+Playgrounds/Retry/RetryEndpoints.swift), and the download tests' /half-then-close, /ignore-range and
+/cut-once (Support/RangeMockServer.swift, DownloadRetryResumeTests). /stall and /short-body also stay here: ChaosTests and the
 soak use them; /digest stays for the 256 MiB upload that measures the client's peak memory.
 """
 import argparse
@@ -105,9 +100,6 @@ def serve(conn):
         query = parse_qs(url.query)
         route = url.path
         size = int(query.get("size", ["100000"])[0])
-        if route in ("/cut-once", "/cut-once/log"):  # the retried-download block above accept_loop
-            serve_cut_once(conn, route, query, headers)
-            return
         if route == "/digest":  # the upload block above accept_loop
             serve_digest(conn, headers, rest)
             return
@@ -150,29 +142,6 @@ def serve(conn):
         elif route == "/continue-odd":
             conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n")
             time.sleep(0.1)
-            conn.close()
-        elif route == "/half-then-close":
-            content = body_bytes(size)
-            etag = b'"fault-%d"' % size
-            rng = headers.get("range")
-            if rng and rng.startswith("bytes=") and headers.get("if-range", etag.decode()) == etag.decode():
-                start = int(rng[6:].split("-")[0])
-                if start >= size:
-                    conn.sendall(b"HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */%d\r\nContent-Length: 0\r\n\r\n" % size)
-                else:
-                    part = content[start:]
-                    conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\nETag: %s\r\nAccept-Ranges: bytes\r\n\r\n"
-                                 % (len(part), start, size - 1, size, etag) + part)
-                conn.close()
-            else:
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nETag: %s\r\nAccept-Ranges: bytes\r\nContent-Type: application/octet-stream\r\n\r\n"
-                             % (size, etag))
-                conn.sendall(content[: size // 2])
-                time.sleep(0.05)
-                conn.close()
-        elif route == "/ignore-range":
-            content = body_bytes(size)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nETag: \"fault-ignore\"\r\nContent-Type: application/octet-stream\r\n\r\n" % size + content)
             conn.close()
         else:
             conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
@@ -247,59 +216,6 @@ def serve_digest(conn, headers, rest):
     send_json(conn, b"200 OK", {"length": total[0], "sha256": digest.hexdigest(), "crc32": crc[0],
                                       "chunked": chunked})
 # --- end of uploads --------------------------------------------------------------------------------
-
-
-# --- Retried downloads (Tests/CurlfireIntegrationTests/DownloadRetryResumeTests.swift) ------------
-# /cut-once?key=K&size=N&range=honour|ignore&validator=etag|date[&cuts=C]: the first request of key K gets a
-# 200 with Content-Length N and the validator, N/2 body bytes, then a reset. Later ones: with
-# range=honour, a Range: bytes=S- whose If-Range matches the validator gets a 206 with the rest;
-# anything else a 200 with the whole body; with cuts=C, requests 2…C that ask for a valid range get a
-# 206 cut after half of the rest. /cut-once/log?key=K lists each request's Range and If-Range.
-CUT_ONCE = {}  # key -> list of {"range", "ifRange"}
-
-
-def serve_cut_once(conn, route, query, headers):
-    key = query.get("key", [""])[0]
-    if route == "/cut-once/log":
-        with STATE_LOCK:
-            send_json(conn, b"200 OK", {"requests": CUT_ONCE.get(key, [])})
-        return
-    size = int(query.get("size", ["100000"])[0])
-    honour = query.get("range", ["honour"])[0] == "honour"
-    by_date = query.get("validator", ["etag"])[0] == "date"
-    validator = "Tue, 01 Apr 2025 10:00:00 GMT" if by_date else '"cut-once-%s"' % key
-    validator_header = (b"Last-Modified: %s\r\n" if by_date else b"ETag: %s\r\n") % validator.encode()
-    cuts = int(query.get("cuts", ["1"])[0])
-    with STATE_LOCK:
-        seen = CUT_ONCE.setdefault(key, [])
-        seen.append({"range": headers.get("range"), "ifRange": headers.get("if-range")})
-        count = len(seen)
-    content = body_bytes(size)
-    rng = headers.get("range")
-    if 1 < count <= cuts and rng and rng.startswith("bytes=") and headers.get("if-range") == validator:
-        start = int(rng[6:].split("-")[0])  # a later cut: a 206 with half of the rest, then a reset
-        part = content[start:]
-        conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\n"
-                     b"%sAccept-Ranges: bytes\r\n\r\n" % (len(part), start, size - 1, size, validator_header)
-                     + part[: len(part) // 2])
-        time.sleep(0.1)
-        reset(conn)
-    elif count == 1:
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%sAccept-Ranges: bytes\r\n"
-                     b"Content-Type: application/octet-stream\r\n\r\n" % (size, validator_header) + content[: size // 2])
-        time.sleep(0.1)
-        reset(conn)
-    elif honour and rng and rng.startswith("bytes=") and headers.get("if-range") == validator:
-        start = int(rng[6:].split("-")[0])
-        part = content[start:]
-        conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\n"
-                     b"%sAccept-Ranges: bytes\r\nConnection: close\r\n\r\n" % (len(part), start, size - 1, size, validator_header) + part)
-        conn.close()
-    else:
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%sConnection: close\r\n"
-                     b"Content-Type: application/octet-stream\r\n\r\n" % (size, validator_header) + content)
-        conn.close()
-# --- end of retried downloads ----------------------------------------------------------------------
 
 
 # --- Resumable faults (Tests/CurlfireIntegrationTests/DownloadFaultTests.swift, the soak) -----------

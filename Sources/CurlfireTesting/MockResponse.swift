@@ -3,7 +3,7 @@ import Foundation
 /// One scripted answer of a ``MockServer``: a status, headers and a body, plus how to deliver them.
 ///
 /// A response is a value. The modifiers (``delayed(by:)``, ``throttled(bytesPerSecond:)``,
-/// ``chunked()``, ``disconnect(_:)``) return a modified copy, so they chain:
+/// ``chunked()``, ``disconnect(_:)``, ``stalled(at:for:)``) return a modified copy, so they chain:
 ///
 /// ```swift
 /// server.enqueue(MockResponse(body: Data(repeating: 7, count: 100_000))
@@ -15,7 +15,8 @@ import Foundation
 /// Unless ``headers`` holds one, the server adds `Content-Length` (or `Transfer-Encoding: chunked`
 /// after ``chunked()``), and `Connection: close` when it closes the connection afterwards.
 public struct MockResponse: Sendable {
-    /// Where the server drops the connection instead of finishing the response.
+    /// A point in the response where the server drops the connection (``disconnect(_:)``) or stops
+    /// sending (``stalled(at:for:)``) instead of finishing it.
     public enum DisconnectPoint: Sendable, Hashable, CustomStringConvertible {
         /// After the request was read, before any byte of the response: the client sees an empty reply.
         case beforeHeaders
@@ -49,6 +50,11 @@ public struct MockResponse: Sendable {
     public private(set) var isChunked = false
     /// Where the connection is dropped, or `nil` (the response is completed, the default).
     public private(set) var disconnectPoint: DisconnectPoint?
+    /// Where the server stops sending, or `nil` (it does not stall, the default).
+    public private(set) var stallPoint: DisconnectPoint?
+    /// How long a stall at ``stallPoint`` lasts before the connection is closed; `.infinity` (until
+    /// the server shuts down) by default.
+    public private(set) var stallDuration: TimeInterval = .infinity
 
     /// Creates a response.
     ///
@@ -137,6 +143,27 @@ public struct MockResponse: Sendable {
     public func disconnect(_ point: DisconnectPoint) -> MockResponse {
         var copy = self
         copy.disconnectPoint = point
+        return copy
+    }
+
+    /// The same response, stopping at `point` and sending nothing more for `duration` seconds, then
+    /// closing the connection without finishing the response.
+    ///
+    /// The connection stays open and silent meanwhile, so the client meets its own timeouts:
+    /// `.beforeHeaders` is a server that never answers, `.afterHeaders` one that sends its head and
+    /// then nothing, `.midBody` one that stops after the first half of the body (rounded down). The
+    /// stall ends early when the server shuts down. Combined with ``disconnect(_:)``, whichever
+    /// point comes first ends the response.
+    ///
+    /// - Parameters:
+    ///   - point:    Where to stop sending.
+    ///   - duration: Seconds to stay silent before closing; negative values count as `0`.
+    ///               `.infinity` (until the server shuts down) by default.
+    /// - Returns:    The modified copy.
+    public func stalled(at point: DisconnectPoint, for duration: TimeInterval = .infinity) -> MockResponse {
+        var copy = self
+        copy.stallPoint = point
+        copy.stallDuration = max(0, duration)
         return copy
     }
 }

@@ -7,46 +7,59 @@ import Glibc
 #endif
 
 /// Interrupted downloads keep their bytes; `--continue` sends Range and If-Range and completes them.
+/// Each test runs its own in-process range server (Support/RangeMockServer.swift, shared with the
+/// integration tests); the `curlfire` binary under test is another process talking to it on loopback.
 final class CLIResumeTests: XCTestCase {
     private var directory = ""
+    private var server: RangeMockServer!
 
     override func setUpWithError() throws {
         directory = try CLIHarness.temporaryDirectory(self)
+        server = try RangeMockServer()
+    }
+
+    override func tearDown() {
+        server = nil
+    }
+
+    /// `http://127.0.0.1:PORT/<mode>/<size>` on this test's server.
+    private func url(_ mode: RangeMockServer.Mode, size: Int) -> String {
+        server.url(mode, size: size).absoluteString
     }
 
     func testThatADroppedDownloadKeepsItsBytesAndContinueCompletesThem() throws {
-        let url = try CLIDownloadServer.url("drop", size: 200_000)
+        let url = self.url(.drop, size: 200_000)
         let file = directory + "/dropped.bin"
         let first = try CLIHarness.run(["-d", "-o", file, url])
         XCTAssertEqual(first.status, 8, first.stderr)
         XCTAssertTrue(first.stderr.contains("kept 100000 bytes in \(file)"), first.stderr)
-        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 200_000).prefix(100_000))
+        XCTAssertEqual(FileManager.default.contents(atPath: file), RangeMockServer.expectedBody(size: 200_000).prefix(100_000))
 
         let second = try CLIHarness.run(["-d", "-c", "-o", file, url])
         XCTAssertEqual(second.status, 0, second.stderr)
-        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 200_000))
-        let headers = try CLIDownloadServer.rangeHeaders(for: "/drop/200000")
+        XCTAssertEqual(FileManager.default.contents(atPath: file), RangeMockServer.expectedBody(size: 200_000))
+        let headers = server.rangeHeaders(for: "/drop/200000")
         XCTAssertEqual(headers.last?.range, "bytes=100000-")
         XCTAssertEqual(headers.last?.ifRange, "\"v1-200000\"")
     }
 
     func testThatAChangedEntityRestartsTheFileInsteadOfAppending() throws {
         let file = directory + "/changed.bin"
-        XCTAssertEqual(try CLIHarness.run(["-d", "-o", file, try CLIDownloadServer.url("good", size: 300_000)]).status, 0)
+        XCTAssertEqual(try CLIHarness.run(["-d", "-o", file, url(.good, size: 300_000)]).status, 0)
         XCTAssertEqual(Glibc.truncate(file, 1000), 0)
         // Another entity (ETag "v1-300001") at the URL: If-Range does not match, the server sends 200.
-        let run = try CLIHarness.run(["-d", "-c", "-o", file, try CLIDownloadServer.url("good", size: 300_001)])
+        let run = try CLIHarness.run(["-d", "-c", "-o", file, url(.good, size: 300_001)])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("starting over"), run.stderr)
-        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 300_001))
-        XCTAssertEqual(try CLIDownloadServer.rangeHeaders(for: "/good/300001").last?.ifRange, "\"v1-300000\"")
+        XCTAssertEqual(FileManager.default.contents(atPath: file), RangeMockServer.expectedBody(size: 300_001))
+        XCTAssertEqual(server.rangeHeaders(for: "/good/300001").last?.ifRange, "\"v1-300000\"")
     }
 
     func testThatARefusedRangeLeavesThePartialFileUnchanged() throws {
         let file = directory + "/flaky.bin"
-        let partial = CLIDownloadServer.expectedBody(size: 50_000).prefix(20_000)
+        let partial = RangeMockServer.expectedBody(size: 50_000).prefix(20_000)
         try Data(partial).write(to: URL(fileURLWithPath: file))
-        let run = try CLIHarness.run(["-d", "-c", "-o", file, try CLIDownloadServer.url("flaky", size: 50_000)])
+        let run = try CLIHarness.run(["-d", "-c", "-o", file, url(.flaky, size: 50_000)])
         XCTAssertEqual(run.status, 5, run.stderr)
         XCTAssertTrue(run.stderr.contains("the partial file is unchanged"), run.stderr)
         XCTAssertEqual(FileManager.default.contents(atPath: file), Data(partial))
@@ -54,7 +67,7 @@ final class CLIResumeTests: XCTestCase {
 
     func testThatCtrlCKeepsThePartialFileForContinue() throws {
         let binary = try XCTUnwrap(CLIHarness.binary)
-        let url = try CLIDownloadServer.url("slow", size: 6_000_000)
+        let url = self.url(.slow, size: 6_000_000)
         let file = directory + "/slow.bin"
         // Job control on, so the background job does not start with SIGINT ignored.
         let script = "set -m; \"$0\" -d -o \"$1\" \"$2\" 2>\"$1.err\" & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; echo $?"
@@ -69,7 +82,7 @@ final class CLIResumeTests: XCTestCase {
         let run = try CLIHarness.run(["-d", "-c", "-o", file, url])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("resumed from byte \(kept)"), run.stderr)
-        XCTAssertEqual(FileManager.default.contents(atPath: file), CLIDownloadServer.expectedBody(size: 6_000_000))
+        XCTAssertEqual(FileManager.default.contents(atPath: file), RangeMockServer.expectedBody(size: 6_000_000))
     }
 
     func testThatResumeDataIsReadForBytesAndValidator() {

@@ -6,6 +6,7 @@ import XCTest
 final class DownloadCancelOptionsTests: XCTestCase {
     private var directory: URL!
     private var savedTMPDIR: String?
+    private var server: RangeMockServer!
 
     override func setUpWithError() throws {
         // A private temporary directory, so the test sees exactly the partial files its downloads make.
@@ -13,11 +14,13 @@ final class DownloadCancelOptionsTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         savedTMPDIR = ProcessInfo.processInfo.environment["TMPDIR"]
         setenv("TMPDIR", directory.path, 1)
+        server = try RangeMockServer()
     }
 
     override func tearDown() {
         if let savedTMPDIR { setenv("TMPDIR", savedTMPDIR, 1) } else { unsetenv("TMPDIR") }
         try? FileManager.default.removeItem(at: directory)
+        server = nil
     }
 
     private func partialFiles() -> [String] {
@@ -28,7 +31,7 @@ final class DownloadCancelOptionsTests: XCTestCase {
     private func download(cancellingWith cancel: @escaping @Sendable (DownloadRequest) -> Void) async throws
         -> DownloadResponse<URL> {
         let once = Once()
-        let url = try DownloadTestServer.url("slow", size: 2 << 20)
+        let url = server.url(.slow, size: 2 << 20)
         let request = Curlfire.download(url)
         return await request.downloadProgress { progress in
             if progress.fractionCompleted >= 0.2, once.claim() { cancel(request) }

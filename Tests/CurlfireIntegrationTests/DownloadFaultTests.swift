@@ -1,12 +1,18 @@
 import Curlfire
+import CurlfireTesting
 import Foundation
 import FoundationNetworking
 import XCTest
 
-/// Downloads meeting the fault server (scripts/fault-server.py): whatever goes wrong, nothing lands at
-/// the destination, no temporary file is left behind unless resume data points at it, the error is the
-/// typed cause, and resume data is there exactly when resumable body bytes arrived — and finishes the
-/// file byte for byte against a server that answers the range.
+/// Downloads meeting a misbehaving server: whatever goes wrong, nothing lands at the destination, no
+/// temporary file is left behind unless resume data points at it, the error is the typed cause, and
+/// resume data is there exactly when resumable body bytes arrived — and finishes the file byte for
+/// byte against a server that answers the range.
+///
+/// Clean closes (FIN) and stalls come from in-process `MockServer`s (a queue for the faults without a
+/// validator, Support/RangeMockServer.swift for the resumable ones); what MockServer cannot send —
+/// resets (RST), malformed chunking, a TLS server closing after the handshake — from
+/// scripts/fault-server.py.
 ///
 /// Each test points `TMPDIR` at a directory of its own so the temporary files it sees are its own
 /// (other processes on the machine download into `/tmp` too).
@@ -14,6 +20,10 @@ final class DownloadFaultTests: XCTestCase {
     private var directory: URL!
     private var temporaryDirectory: URL!
     private var savedTMPDIR: String?
+    /// Scripted per test (the faults without a validator).
+    private var server: MockServer!
+    /// Serves resumable files that fail part-way (`drop`, `stall`) and answers their ranges.
+    private var rangeServer: RangeMockServer!
 
     override func setUpWithError() throws {
         let base = URL(fileURLWithPath: "/tmp").appendingPathComponent("curlfire-faults-\(UUID().uuidString)")
@@ -26,11 +36,15 @@ final class DownloadFaultTests: XCTestCase {
         setenv("TMPDIR", temporaryDirectory.path, 1)
         XCTAssertEqual(FileManager.default.temporaryDirectory.standardizedFileURL.path,
                        temporaryDirectory.standardizedFileURL.path, "FileManager follows TMPDIR")
+        server = try MockServer()
+        rangeServer = try RangeMockServer()
     }
 
     override func tearDownWithError() throws {
         if let savedTMPDIR { setenv("TMPDIR", savedTMPDIR, 1) } else { unsetenv("TMPDIR") }
         try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
+        server = nil
+        rangeServer = nil
     }
 
     /// A session whose idle timeout is one second, so a stall fails fast.
@@ -55,8 +69,8 @@ final class DownloadFaultTests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: temporaryDirectory.path).sorted()
     }
 
-    /// The fault server's deterministic body: byte i is (i * 31 + 7) mod 256.
-    private func expectedBody(size: Int) -> Data {
+    /// scripts/fault-server.py's deterministic body: byte i is (i * 31 + 7) mod 256.
+    private func faultServerBody(size: Int) -> Data {
         Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
     }
 
@@ -90,15 +104,16 @@ final class DownloadFaultTests: XCTestCase {
         return response
     }
 
-    /// Resumes `resumeData` against the fault server (which answers the range) and checks the file.
-    private func assertResumes(_ resumeData: Data, size: Int, session: SessionManager,
+    /// Resumes `resumeData` against the server that failed (it answers the range) and checks the file
+    /// holds `expected`.
+    private func assertResumes(_ resumeData: Data, expected: Data, session: SessionManager,
                                file: StaticString = #filePath, line: UInt = #line) async throws {
         let resumed = await session.download(resumingWith: resumeData, to: to(destination)).validate()
             .serializingDownloadedFileURL().response
         XCTAssertNil(resumed.error, resumed.debugDescription, file: file, line: line)
         XCTAssertEqual(resumed.response?.statusCode, 206, file: file, line: line)
         XCTAssertEqual(resumed.destinationURL, destination, file: file, line: line)
-        XCTAssertEqual(try Data(contentsOf: destination), expectedBody(size: size), "byte for byte", file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: destination), expected, "byte for byte", file: file, line: line)
         XCTAssertEqual(try temporaryFiles(), [], "the partial file was moved to the destination", file: file, line: line)
     }
 
@@ -110,7 +125,10 @@ final class DownloadFaultTests: XCTestCase {
     }
 
     func testThatAShortBodyLeavesNoFileAndNoResumeDataWithoutAValidator() async throws {
-        try await assertFault(FaultServer.shared().url("/short-body"), .connectionLost, partialBytes: nil,
+        // Content-Length 100000, 50000 bytes, then a clean close (FIN).
+        server.enqueue(MockResponse(headers: ["Content-Type": "application/octet-stream"], body: Data(count: 100_000))
+            .disconnect(.midBody))
+        try await assertFault(server.url("/short-body").absoluteString, .connectionLost, partialBytes: nil,
                               within: 4, session: session())
     }
 
@@ -120,7 +138,9 @@ final class DownloadFaultTests: XCTestCase {
     }
 
     func testThatAStallBeforeTheBodyTimesOutWithNoFile() async throws {
-        try await assertFault(FaultServer.shared().url("/stall"), .timedOut, partialBytes: nil,
+        // The head (Content-Length 1000), then nothing.
+        server.enqueue(MockResponse.text(String(repeating: "x", count: 1000)).stalled(at: .afterHeaders))
+        try await assertFault(server.url("/stall").absoluteString, .timedOut, partialBytes: nil,
                               within: 4, session: session())
     }
 
@@ -136,15 +156,16 @@ final class DownloadFaultTests: XCTestCase {
         let size = 200_000
         let failed = try await assertFault(FaultServer.shared().url("/resumable/reset-mid-body?size=\(size)"), .connectionLost,
                                            partialBytes: size / 2, within: 4, session: session)
-        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), expected: faultServerBody(size: size), session: session)
     }
 
     func testThatAShortBodyLeavesResumeDataThatFinishesTheFile() async throws {
         let session = try session()
         let size = 150_000
-        let failed = try await assertFault(FaultServer.shared().url("/resumable/short-body?size=\(size)"), .connectionLost,
+        let failed = try await assertFault(rangeServer.url(.drop, size: size).absoluteString, .connectionLost,
                                            partialBytes: size / 2, within: 4, session: session)
-        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), expected: RangeMockServer.expectedBody(size: size),
+                                session: session)
     }
 
     func testThatBadChunkingAfterBodyBytesLeavesResumeDataThatFinishesTheFile() async throws {
@@ -152,7 +173,7 @@ final class DownloadFaultTests: XCTestCase {
         let size = 100_000
         let failed = try await assertFault(FaultServer.shared().url("/resumable/bad-chunked?size=\(size)"), .connectionLost,
                                            partialBytes: size / 2, within: 4, session: session)
-        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), expected: faultServerBody(size: size), session: session)
     }
 
     func testThatAStallMidBodyHitsTheResourceTimeoutWithResumeDataThatFinishesTheFile() async throws {
@@ -161,9 +182,10 @@ final class DownloadFaultTests: XCTestCase {
         configuration.timeoutIntervalForResource = 2
         let session = SessionManager(configuration: configuration)
         let size = 120_000
-        let failed = try await assertFault(FaultServer.shared().url("/resumable/stall?size=\(size)"), .timedOut,
+        let failed = try await assertFault(rangeServer.url(.stall, size: size).absoluteString, .timedOut,
                                            partialBytes: size / 2, within: 3.5, session: session)
-        try await assertResumes(try XCTUnwrap(failed.resumeData), size: size, session: session)
+        try await assertResumes(try XCTUnwrap(failed.resumeData), expected: RangeMockServer.expectedBody(size: size),
+                                session: session)
     }
 
     /// Once body bytes have flowed, the engine times a stall itself (libcurl's low-speed check
@@ -171,7 +193,7 @@ final class DownloadFaultTests: XCTestCase {
     /// 1 s + the engine's 100 ms wake-up + slack for a loaded machine.
     func testThatAStallMidBodyHitsTheIdleTimeoutOnTime() async throws {
         let size = 120_000
-        let failed = try await assertFault(FaultServer.shared().url("/resumable/stall?size=\(size)"), .timedOut,
+        let failed = try await assertFault(rangeServer.url(.stall, size: size).absoluteString, .timedOut,
                                            partialBytes: size / 2, within: 1 + 1.5, session: session())
         XCTAssertGreaterThan(failed.timeline.totalDuration, 0.9, "not before the idle timeout")
         if case let .sessionTaskFailed(_, message)? = failed.error {
@@ -182,13 +204,13 @@ final class DownloadFaultTests: XCTestCase {
     func testThatAResumeMeetingTheSameFaultAgainKeepsItsPartialFileAndResumeData() async throws {
         let session = try session()
         let size = 100_000
-        let failed = try await assertFault(FaultServer.shared().url("/resumable/short-body?size=\(size)"), .connectionLost,
+        let failed = try await assertFault(rangeServer.url(.drop, size: size).absoluteString, .connectionLost,
                                            partialBytes: size / 2, within: 4, session: session)
-        // The fault server now refuses the connection: port 1 on loopback is closed.
+        // The server now refuses the connection: port 1 on loopback is closed.
         let resumeData = try XCTUnwrap(failed.resumeData)
         var object = try XCTUnwrap(JSONSerialization.jsonObject(with: resumeData) as? [String: Any])
         var request = try XCTUnwrap(object["request"] as? [String: Any])
-        request["url"] = "http://127.0.0.1:1/resumable/short-body?size=\(size)"
+        request["url"] = "http://127.0.0.1:1/drop/\(size)"
         object["request"] = request
         let refused = await session.download(resumingWith: try JSONSerialization.data(withJSONObject: object), to: to(destination))
             .serializingDownloadedFileURL().response
@@ -196,6 +218,6 @@ final class DownloadFaultTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
         XCTAssertEqual(fileSize(refused.temporaryURL), size / 2, "the partial file is untouched")
         XCTAssertNotNil(refused.resumeData)
-        try await assertResumes(resumeData, size: size, session: session)
+        try await assertResumes(resumeData, expected: RangeMockServer.expectedBody(size: size), session: session)
     }
 }

@@ -3,12 +3,19 @@ import Foundation
 import FoundationNetworking
 import XCTest
 
-/// Cancel, failure and resume: byte-identical results whatever the server does with `Range`.
+/// Cancel, failure and resume: byte-identical results whatever the server does with `Range`. Each test
+/// runs its own in-process range server (Support/RangeMockServer.swift), whose log is the test's own.
 final class DownloadResumeTests: XCTestCase {
     private var cleanup: [URL] = []
+    private var server: RangeMockServer!
+
+    override func setUpWithError() throws {
+        server = try RangeMockServer()
+    }
 
     override func tearDown() {
         for url in cleanup { try? FileManager.default.removeItem(at: url) }
+        server = nil
     }
 
     /// Runs `request` until its progress reaches `fraction`, then cancels it; returns the response.
@@ -34,7 +41,7 @@ final class DownloadResumeTests: XCTestCase {
 
     func testThatCancellingAtSeveralPointsAndResumingGivesTheSameBytes() async throws {
         let size = 3 << 20
-        let url = try DownloadTestServer.url("slow", size: size)
+        let url = server.url(.slow, size: size)
         var resumeData = try expectCancelledWithResumeData(await cancel(Curlfire.download(url), at: 0.2))
         for fraction in [0.5, 0.8] {
             let response = await cancel(Curlfire.download(resumingWith: resumeData), at: fraction)
@@ -47,11 +54,11 @@ final class DownloadResumeTests: XCTestCase {
         let file = try XCTUnwrap(final.value, final.debugDescription)
         cleanup.append(file)
         XCTAssertEqual(final.response?.statusCode, 206)
-        XCTAssertEqual(try Data(contentsOf: file), DownloadTestServer.expectedBody(size: size))
+        XCTAssertEqual(try Data(contentsOf: file), RangeMockServer.expectedBody(size: size))
         XCTAssertGreaterThan(fractions.all.first ?? 0, 0.79, "a resumed download's progress counts the bytes it had")
         XCTAssertEqual(fractions.all, fractions.all.sorted())
         XCTAssertEqual(fractions.all.last ?? 0, 1.0, accuracy: 1e-9)
-        let headers = try DownloadTestServer.rangeHeaders(for: "/slow/\(size)")
+        let headers = server.rangeHeaders(for: "/slow/\(size)")
         XCTAssertEqual(headers.count, 4)
         XCTAssertNil(headers.first?.range)
         XCTAssertTrue(headers.dropFirst().allSatisfy { $0.range?.hasPrefix("bytes=") == true && $0.ifRange == "\"v1-\(size)\"" },
@@ -60,7 +67,7 @@ final class DownloadResumeTests: XCTestCase {
 
     func testThatADroppedConnectionLeavesResumeDataThatCompletesTheFile() async throws {
         let size = 1 << 20
-        let url = try DownloadTestServer.url("drop", size: size)
+        let url = server.url(.drop, size: size)
         let failed = await Curlfire.download(url).serializingDownloadedFileURL().response
         XCTAssertEqual(failed.error?.transportErrorCode, .connectionLost, failed.debugDescription)
         let resumeData = try XCTUnwrap(failed.resumeData, failed.debugDescription)
@@ -68,17 +75,17 @@ final class DownloadResumeTests: XCTestCase {
         XCTAssertEqual(fileSize(failed.temporaryURL), size / 2)
         let resumed = await Curlfire.download(resumingWith: resumeData).validate().serializingData().response
         XCTAssertEqual(resumed.response?.statusCode, 206)
-        XCTAssertEqual(resumed.value, DownloadTestServer.expectedBody(size: size))
-        XCTAssertEqual(try DownloadTestServer.rangeHeaders(for: "/drop/\(size)").last?.range, "bytes=\(size / 2)-")
+        XCTAssertEqual(resumed.value, RangeMockServer.expectedBody(size: size))
+        XCTAssertEqual(server.rangeHeaders(for: "/drop/\(size)").last?.range, "bytes=\(size / 2)-")
         resumed.fileURL.map { cleanup.append($0) }
     }
 
     /// Resume data for `mode`, as the documented format describes it, over a partial file of `bytes` bytes.
-    private func craftedResumeData(mode: String, size: Int, bytes: Int, entityTag: String?) throws -> Data {
-        let url = try DownloadTestServer.url(mode, size: size)
+    private func craftedResumeData(mode: RangeMockServer.Mode, size: Int, bytes: Int, entityTag: String?) throws -> Data {
+        let url = server.url(mode, size: size)
         let partial = FileManager.default.temporaryDirectory
             .appendingPathComponent("curlfire-download-\(UUID().uuidString).tmp")
-        try DownloadTestServer.expectedBody(size: size).prefix(bytes).write(to: partial)
+        try RangeMockServer.expectedBody(size: size).prefix(bytes).write(to: partial)
         cleanup.append(partial)
         var object: [String: Any] = [
             "format": "org.curlfire.resume-data", "version": 1, "bytesReceived": bytes, "totalBytes": size,
@@ -91,33 +98,33 @@ final class DownloadResumeTests: XCTestCase {
 
     func testThatAServerIgnoringTheRangeStartsTheFileOverCleanly() async throws {
         let size = 300_000
-        let resumeData = try craftedResumeData(mode: "norange", size: size, bytes: 100_000, entityTag: "\"v1-\(size)\"")
+        let resumeData = try craftedResumeData(mode: .norange, size: size, bytes: 100_000, entityTag: "\"v1-\(size)\"")
         let response = await Curlfire.download(resumingWith: resumeData).validate().serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
-        XCTAssertEqual(response.value, DownloadTestServer.expectedBody(size: size), "not appended after the partial bytes")
+        XCTAssertEqual(response.value, RangeMockServer.expectedBody(size: size), "not appended after the partial bytes")
     }
 
     func testThatAChangedEntityIsDownloadedWhole() async throws {
         let size = 200_000
-        let resumeData = try craftedResumeData(mode: "good", size: size, bytes: 50_000, entityTag: "\"v0-stale\"")
+        let resumeData = try craftedResumeData(mode: .good, size: size, bytes: 50_000, entityTag: "\"v0-stale\"")
         let response = await Curlfire.download(resumingWith: resumeData).validate().serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200, "If-Range did not match")
-        XCTAssertEqual(response.value, DownloadTestServer.expectedBody(size: size))
+        XCTAssertEqual(response.value, RangeMockServer.expectedBody(size: size))
     }
 
     func testThatLastModifiedServesAsIfRangeWithoutAnETag() async throws {
         let size = 200_000
-        let resumeData = try craftedResumeData(mode: "lastmodified", size: size, bytes: 123_456, entityTag: nil)
+        let resumeData = try craftedResumeData(mode: .lastModified, size: size, bytes: 123_456, entityTag: nil)
         let response = await Curlfire.download(resumingWith: resumeData).validate().serializingData().response
         XCTAssertEqual(response.response?.statusCode, 206)
-        XCTAssertEqual(response.value, DownloadTestServer.expectedBody(size: size))
-        let sent = try DownloadTestServer.rangeHeaders(for: "/lastmodified/\(size)").last
+        XCTAssertEqual(response.value, RangeMockServer.expectedBody(size: size))
+        let sent = server.rangeHeaders(for: "/lastmodified/\(size)").last
         XCTAssertEqual(sent?.range, "bytes=123456-")
         XCTAssertEqual(sent?.ifRange, "Tue, 01 Apr 2025 10:00:00 GMT")
     }
 
     func testThatA416FailsWithInvalidResumeDataAndKeepsThePartialFile() async throws {
-        let resumeData = try craftedResumeData(mode: "unsatisfiable", size: 5000, bytes: 1000, entityTag: "\"v1-5000\"")
+        let resumeData = try craftedResumeData(mode: .unsatisfiable, size: 5000, bytes: 1000, entityTag: "\"v1-5000\"")
         let response = await Curlfire.download(resumingWith: resumeData).serializingDownloadedFileURL().response
         guard case let .invalidResumeData(reason)? = response.error else { return XCTFail(response.debugDescription) }
         XCTAssertTrue(reason.contains("416"), reason)
@@ -128,7 +135,7 @@ final class DownloadResumeTests: XCTestCase {
 
     func testThatAnErrorPageWhileResumingLeavesThePartialFileForALaterTry() async throws {
         let size = 100_000
-        let resumeData = try craftedResumeData(mode: "flaky", size: size, bytes: 40_000, entityTag: "\"v1-\(size)\"")
+        let resumeData = try craftedResumeData(mode: .flaky, size: size, bytes: 40_000, entityTag: "\"v1-\(size)\"")
         let response = await Curlfire.download(resumingWith: resumeData).validate().serializingString().response
         XCTAssertEqual(response.error?.responseCode, 503, response.debugDescription)
         response.temporaryURL.map { cleanup.append($0) }
@@ -151,7 +158,7 @@ final class DownloadResumeTests: XCTestCase {
     }
 
     func testThatAResumedRequestCancelledBeforeStartingKeepsItsResumeData() async throws {
-        let resumeData = try craftedResumeData(mode: "good", size: 10_000, bytes: 5_000, entityTag: "\"v1-10000\"")
+        let resumeData = try craftedResumeData(mode: .good, size: 10_000, bytes: 5_000, entityTag: "\"v1-10000\"")
         let request = Curlfire.download(resumingWith: resumeData).cancel()
         let response = await request.serializingDownloadedFileURL().response
         XCTAssertTrue(response.error?.isExplicitlyCancelledError ?? false)

@@ -14,22 +14,32 @@ struct ResponseWriter {
     /// - Returns: Whether the connection stays open for another request.
     func send(_ response: MockResponse, to head: RequestHead) throws -> Bool {
         if response.delay > 0, waitOrStop(response.delay) { return false }
-        if response.disconnectPoint == .beforeHeaders { return false }
+        if endsResponse(response, at: .beforeHeaders) { return false }
 
-        let closing = head.wantsClose || response.disconnectPoint != nil
+        let closing = head.wantsClose || response.disconnectPoint != nil || response.stallPoint != nil
             || response.headers.contains { $0.key.lowercased() == "connection" && $0.value.lowercased().contains("close") }
         let hasBody = head.method != "HEAD" && !(100..<200).contains(response.statusCode)
             && response.statusCode != 204 && response.statusCode != 304
         try stream.write(headText(response, closing: closing, hasBody: hasBody))
-        if response.disconnectPoint == .afterHeaders { return false }
+        if endsResponse(response, at: .afterHeaders) { return false }
 
         if hasBody {
-            let limit = response.disconnectPoint == .midBody ? response.body.count / 2 : response.body.count
+            let stopsMidBody = response.disconnectPoint == .midBody || response.stallPoint == .midBody
+            let limit = stopsMidBody ? response.body.count / 2 : response.body.count
             guard try writeBody(response, upTo: limit) else { return false }
-            if response.disconnectPoint == .midBody { return false }
+            if endsResponse(response, at: .midBody) { return false }
             if response.isChunked { try stream.write("0\r\n\r\n") }
         }
         return !closing
+    }
+
+    /// Whether the response ends at `point`: after its stall there (if any), or at its disconnect point.
+    private func endsResponse(_ response: MockResponse, at point: MockResponse.DisconnectPoint) -> Bool {
+        if response.stallPoint == point {
+            _ = waitOrStop(response.stallDuration)
+            return true
+        }
+        return response.disconnectPoint == point
     }
 
     /// The status line and header fields, with the framing headers the response does not set.

@@ -87,16 +87,26 @@ final class ServerCore: @unchecked Sendable {
             + "(the queue is empty: call enqueue(_:) before the request, or use a dispatcher)\n", statusCode: 500)
     }
 
-    /// Waits up to `seconds`; `true` when the server shut down before or meanwhile.
+    /// Waits up to `seconds` (`.infinity`: until shutdown); `true` when the server shut down before
+    /// or meanwhile.
     func waitOrStop(_ seconds: TimeInterval) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        // A year stands for "forever": NSCondition.wait(until:) traps on a date as far as distantFuture.
+        let unbounded = seconds >= Self.forever
+        let deadline = Date(timeIntervalSinceNow: min(seconds, Self.forever))
         condition.lock()
         defer { condition.unlock() }
         while !stopped {
-            if !condition.wait(until: deadline) { break }
+            if unbounded {
+                condition.wait()
+            } else if !condition.wait(until: deadline) {
+                break
+            }
         }
         return stopped
     }
+
+    /// Waits at least this long count as waiting until shutdown.
+    private static let forever: TimeInterval = 365 * 86_400
 
     // MARK: - Threads
 

@@ -1,0 +1,1 @@
+../../CurlfireIntegrationTests/Support/RangeMockServer.swift
