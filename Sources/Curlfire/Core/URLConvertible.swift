@@ -63,7 +63,9 @@ extension URLRequest {
     public init(url: URLConvertible, method: HTTPMethod, headers: HTTPHeaders? = nil) throws {
         let url = try url.asURL()
         self.init(url: url)
-        httpMethod = method.rawValue
+        // A new request's method is already GET; setting it anyway costs a case-insensitive
+        // NSString comparison (and an allocation) in swift-corelibs-foundation, on every request.
+        if method != .get { httpMethod = method.rawValue }
         if let headers {
             for header in headers {
                 guard header.isInjectionSafe else { throw CurlfireError.invalidHeader(name: header.name) }

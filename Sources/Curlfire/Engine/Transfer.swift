@@ -17,12 +17,20 @@ struct TransferOutcome: @unchecked Sendable {
     /// The sink of the last attempt (a download's file sink carries its file and resume data).
     var sink: ResponseSink?
     /// A download's files and resume data, set by its `Spec.finishOutcome`; `nil` for other requests.
-    var download: DownloadFiles? = nil
+    var download: DownloadFiles? {
+        get { downloadBox?.value }
+        set { downloadBox = newValue.map(ImmutableBox.init) }
+    }
+    var downloadBox: ImmutableBox<DownloadFiles>? = nil
     /// Request-body bytes the last attempt sent.
     var uploadedBodyBytes: Int64 = 0
     /// parity: where a retried download would have continued (its partial file), if anywhere: when
     /// the outcome ends up in another file, DownloadFinisher turns it into resume data or removes it.
-    var retryResume: FileSink.Plan?
+    var retryResume: FileSink.Plan? {
+        get { retryResumeBox?.value }
+        set { retryResumeBox = newValue.map(ImmutableBox.init) }
+    }
+    var retryResumeBox: ImmutableBox<FileSink.Plan>? = nil
     /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
     var cacheStatus: CacheStatus = .network
     /// parity: a cancelled download drops its partial file and gives no resume data
