@@ -33,7 +33,10 @@ public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringCon
 /// The parts of a request value that are not the transfer: shared by every request type.
 struct RequestCore: Sendable {
     let session: SessionManager
-    let spec: Transfer.Spec
+    /// What the request sends and how (kept behind one reference: request values are copied at
+    /// every step of a chain, and a spec is 273 bytes of closures, arrays and settings).
+    var spec: Transfer.Spec { specBox.value }
+    private let specBox: ImmutableBox<Transfer.Spec>
     let transfer: Transfer
 
     /// A core with a new transfer. Its adapters are bound to it (so they can be given the request
@@ -43,7 +46,7 @@ struct RequestCore: Sendable {
         var spec = spec
         let binding = AdapterBinding()
         spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
-        self.spec = spec
+        specBox = ImmutableBox(spec)
         let transfer = Transfer(session: session, spec: spec)
         self.transfer = transfer
         binding.bind(transfer)
@@ -60,7 +63,7 @@ struct RequestCore: Sendable {
     /// A core for an existing transfer (the request a retrier is asked about).
     init(session: SessionManager, spec: Transfer.Spec, transfer: Transfer) {
         self.session = session
-        self.spec = spec
+        specBox = ImmutableBox(spec)
         self.transfer = transfer
     }
 

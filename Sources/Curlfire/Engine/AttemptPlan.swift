@@ -33,7 +33,10 @@ struct AttemptPlan: Sendable {
     let hasBody: Bool
     let bodyLength: Int64
     /// The resolved settings (timeouts, version, proxy, trust, client certificate, …).
-    let options: TransferOptions
+    var options: TransferOptions { optionsBox.value }
+    /// The settings behind one reference: the plan is copied several times per attempt, and the
+    /// settings are 225 bytes with a dozen references.
+    private let optionsBox: ImmutableBox<TransferOptions>
     /// The header lines for `CURLOPT_HTTPHEADER` (`Name: value`, `Name;` for an empty value,
     /// `Name:` to suppress a header libcurl would add).
     let headerLines: [String]
@@ -50,7 +53,7 @@ struct AttemptPlan: Sendable {
     ///   - options: the settings resolved for the hop's host (``SessionManager/planOptions(for:credential:reportsProgress:)``).
     init(request: URLRequest, body: UploadBody, options: TransferOptions) {
         self.request = request
-        self.options = options
+        optionsBox = ImmutableBox(options)
         method = request.httpMethod?.uppercased() ?? "GET"
         hasBody = !body.isEmpty
         // -1: a stream of unknown length goes chunked (HTTP/1.1) or as DATA frames until its end (HTTP/2).
