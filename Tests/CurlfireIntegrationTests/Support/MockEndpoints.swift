@@ -6,6 +6,10 @@ import CurlfireTesting
 import Foundation
 
 /// Responses and dispatchers with the same wire behaviour as fault-server.py's routes of the same name.
+///
+/// The responses are computed, not `static let`: a global holding a `Data` keeps its buffer behind a
+/// pointer with tag bits (`Data`'s representation enum), which LeakSanitizer does not recognise as a
+/// reference, so CI's leak step reported each one as leaked.
 enum MockEndpoints {
     /// A `MockServer` answering the routes of ``fault(_:)``.
     static func faultServer() throws -> MockServer {
@@ -26,22 +30,32 @@ enum MockEndpoints {
     }
 
     /// `/ok`: a normal `200` with the body `ok` (a control).
-    static let ok = MockResponse(headers: ["Content-Type": "text/plain"], body: Data("ok".utf8))
+    static var ok: MockResponse {
+        MockResponse(headers: ["Content-Type": "text/plain"], body: Data("ok".utf8))
+    }
 
     /// `/short-body`: `Content-Length: 100000`, the first 50,000 bytes, then a clean close (FIN).
-    static let shortBody = MockResponse(headers: ["Content-Type": "application/octet-stream"],
-                                        body: faultBody(count: 100_000)).disconnect(.midBody)
+    static var shortBody: MockResponse {
+        MockResponse(headers: ["Content-Type": "application/octet-stream"],
+                     body: faultBody(count: 100_000)).disconnect(.midBody)
+    }
 
     /// `/stall`: a head declaring 1,000 bytes, then nothing. The server waits on the connection for
     /// another request, so it stays open and silent until the client gives up or the server stops.
-    static let stall = MockResponse(headers: ["Content-Length": "1000", "Content-Type": "text/plain"])
+    static var stall: MockResponse {
+        MockResponse(headers: ["Content-Length": "1000", "Content-Type": "text/plain"])
+    }
 
     /// `/never-answer`: the request is read, then nothing for a minute (a server's shutdown ends the wait).
-    static let neverAnswer = MockResponse.text("too late").delayed(by: 60)
+    static var neverAnswer: MockResponse {
+        MockResponse.text("too late").delayed(by: 60)
+    }
 
     /// `/slowloris`: a head declaring 1,000 bytes, then the body at one byte per second.
-    static let slowloris = MockResponse(headers: ["Content-Type": "text/plain"],
-                                        body: Data(repeating: UInt8(ascii: "x"), count: 1_000)).throttled(bytesPerSecond: 1)
+    static var slowloris: MockResponse {
+        MockResponse(headers: ["Content-Type": "text/plain"],
+                     body: Data(repeating: UInt8(ascii: "x"), count: 1_000)).throttled(bytesPerSecond: 1)
+    }
 
     /// A `302 Found` to `location`, with an empty body, keeping the connection alive.
     static func redirect(to location: String) -> MockResponse {
