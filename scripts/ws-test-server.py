@@ -2,9 +2,9 @@
 """WebSocket peers for Curlfire's WebSocket tests: the `websockets` server from PyPI (in the project
 venv) and a fault server of our own on raw sockets that breaks RFC 6455 on purpose.
 
-On 127.0.0.1, ports 0. Prints {"ws": P, "wss": P, "wss-mtls": P, "fault": P} as its first line (wss:
-with --cert and --key, the test PKI's leaf; wss-mtls: with --client-ca too, requiring a client
-certificate). With --log FILE the fault server appends one line per event, starting with the request target
+On 127.0.0.1, ports 0. Prints {"ws": P, "wss": P, "wss-mtls": P, "fault": P, "wss-fault": P} as its
+first line (wss, and wss-fault with the fault routes over TLS: with --cert and --key, the test PKI's
+leaf; wss-mtls: with --client-ca too, requiring a client certificate). With --log FILE the fault server appends one line per event, starting with the request target
 ("/rsv2?id=X client frame opcode=8 fin=1 masked=1 len=2 close=1002", "/flood?id=Y flood sent N", ...). With --parent-pid it exits when
 that process does.
 
@@ -29,7 +29,10 @@ fault routes (raw sockets: a valid upgrade, then the fault; then every client fr
   /no-upgrade                 reads the upgrade request and never answers
   /bad-accept                 101 with a wrong Sec-WebSocket-Accept
   /unoffered-protocol         101 choosing subprotocol "nope"
-  /echo-raw                   a frame-level echo (unmasked replies), logging each client frame
+  /echo-raw                   a frame-level echo (unmasked replies), logging each client frame; every
+                              frame is answered in order, so a close is answered only after the
+                              messages sent before it (the websockets /echo answers a close at once,
+                              and can drop the echo of a message that arrived with the close)
   /big-frame?size=N           one binary frame announcing N bytes (sends only the header and 1 KiB)
 """
 import argparse
@@ -298,17 +301,28 @@ def serve_fault(sock):
             pass
 
 
-def start_fault():
+def start_fault(context=None):
+    """The raw-socket fault server; with an SSL context, the same routes over TLS (wss-fault)."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
 
+    def serve(conn):
+        if context is not None:
+            try:
+                conn.settimeout(30)
+                conn = context.wrap_socket(conn, server_side=True)
+            except (OSError, ssl.SSLError):
+                conn.close()
+                return
+        serve_fault(conn)
+
     def loop():
         while True:
             conn, _ = listener.accept()
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
-            threading.Thread(target=serve_fault, args=(conn,), daemon=True).start()
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
 
     threading.Thread(target=loop, daemon=True).start()
     return listener.getsockname()[1]
@@ -339,6 +353,8 @@ def main():
             mtls_context.verify_mode = ssl.CERT_REQUIRED
     ports = start_websockets(context, mtls_context)
     ports["fault"] = start_fault()
+    if context is not None:
+        ports["wss-fault"] = start_fault(context)
     announce_and_wait(ports, args.parent_pid)
 
 
