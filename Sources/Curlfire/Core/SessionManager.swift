@@ -156,19 +156,26 @@ public final class SessionManager: @unchecked Sendable {
     /// Sessions never share connections or TLS sessions (one multi and share handle each).
     func trustConfigurator(forHost host: String) -> (any TLSContextConfiguring)? {
         let key = host.lowercased()
+        if let cached = state.withLock({ $0.trustBridges[key] }) { return cached }
+        // Outside the session's lock: `serverTrustPolicy(forHost:)` is open (an override may read this
+        // session's adapter or retrier, or start a request) and the bridge parses certificates.
+        let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
+        let made = policy != nil || !configuration.trustedRootCertificates.isEmpty
+            ? TLSTrustBridge(host: key, policy: policy, trustedRoots: configuration.trustedRootCertificates) : nil
         return state.withLock { values -> (any TLSContextConfiguring)? in
-            if let cached = values.trustBridges[key] { return cached }
-            let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
-            guard policy != nil || !configuration.trustedRootCertificates.isEmpty else {
-                values.trustBridges[key] = .some(nil)
-                return nil
-            }
-            let bridge = TLSTrustBridge(host: key, policy: policy, trustedRoots: configuration.trustedRootCertificates)
-            values.trustBridges[key] = .some(bridge)
-            return bridge
+            // Two first uses may race: the first one stored wins, so a host's bridge never changes.
+            if let winner = values.trustBridges[key] { return winner }
+            values.trustBridges[key] = .some(made)
+            return made
         }
     }
 
+    /// Whether the host's trust has been resolved (``trustConfigurator(forHost:)`` would not ask the
+    /// policy manager again).
+    func hasResolvedTrust(forHost host: String) -> Bool {
+        let key = host.lowercased()
+        return state.withLock { $0.trustBridges[key] != nil }
+    }
 
     /// Adapters that apply to every request of the session: ``adapter``, then ``interceptor``.
     var sessionAdapters: [any RequestAdapter] {

@@ -67,6 +67,9 @@ final class Engine: @unchecked Sendable {
         thread.start()
     }
 
+    /// Whether the caller runs on this engine's thread (compared by identity, not by name).
+    var isCurrentThread: Bool { Thread.current === thread }
+
     /// Hands a command to the engine thread. Thread-safe, never blocks on the engine.
     /// Returns `false` once the engine has shut down.
     @discardableResult

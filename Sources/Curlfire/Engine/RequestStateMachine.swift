@@ -182,9 +182,18 @@ struct RequestStateMachine: Sendable {
         }
     }
 
-    /// `suspend()`.
+    /// Whether `suspend()` and `resume()` still mean something: not once the request is over or
+    /// being cancelled (they change nothing there, and no `DidSuspend`/`DidResume` is posted).
+    var acceptsSuspension: Bool {
+        switch state {
+        case .finished, .cancelling: return false
+        default: return true
+        }
+    }
+
+    /// `suspend()`: nothing once the request is over or being cancelled.
     mutating func suspend() -> Action {
-        guard !isSuspended else { return .none }
+        guard !isSuspended, acceptsSuspension else { return .none }
         isSuspended = true
         if case let .running(stage) = state { return .pauseAttempt(stage) }
         return .none
@@ -192,6 +201,7 @@ struct RequestStateMachine: Sendable {
 
     /// `resume()`: starts an idle request, or continues a suspended one.
     mutating func resume() -> Action {
+        guard acceptsSuspension else { return .none }
         let wasSuspended = isSuspended
         isSuspended = false
         if case .idle = state { return start() }

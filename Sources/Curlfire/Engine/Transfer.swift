@@ -252,8 +252,12 @@ final class Transfer: @unchecked Sendable {
 
     /// Pauses the transfer (libcurl stops reading and writing); `resume()` continues it.
     func suspend() {
-        let (wasSuspended, action) = lock.withLock { (machine.isSuspended, machine.suspend()) }
-        guard !wasSuspended else { return }
+        let (changed, action) = lock.withLock { () -> (Bool, RequestStateMachine.Action) in
+            let before = machine.isSuspended
+            let action = machine.suspend()
+            return (machine.isSuspended && !before, action)
+        }
+        guard changed else { return } // already suspended, or over: no event
         perform(action)
         emit(posting: Notification.Name.Task.DidSuspend) { $0.requestDidSuspend($1) } // lifecycle
     }
@@ -261,7 +265,8 @@ final class Transfer: @unchecked Sendable {
     /// Starts the transfer, or continues it after `suspend()`.
     func resume() {
         let (wasIdle, wasSuspended, action) = lock.withLock {
-            (!machine.isStarted, machine.isSuspended, machine.resume())
+            // Over or being cancelled: resume() changes nothing and posts nothing.
+            machine.acceptsSuspension ? (!machine.isStarted, machine.isSuspended, machine.resume()) : (false, false, .none)
         }
         if wasIdle {
             if action != .none {
@@ -343,6 +348,14 @@ final class Transfer: @unchecked Sendable {
 
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
+        if session.engine.isCurrentThread, let url = lock.withLock({ carry.next?.request.url }),
+           url.scheme?.lowercased() == "https", !session.hasResolvedTrust(forHost: url.host ?? "") {
+            // A redirect hop to a host whose trust is not resolved yet: the policy manager is open
+            // code (it may block, or wait for a request of its own), so it is never asked on the
+            // engine thread. Rare: once per host and session.
+            DispatchQueue.global().async { self.startAttempt(stage) }
+            return
+        }
         let (hop, startTime, deadline) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64) in
             if stage.hop == 0 { carry.beginAttempt() }
             currentRequest = carry.next?.request ?? currentRequest

@@ -8,7 +8,8 @@ import Foundation
 /// evaluated as ``ServerTrustPolicy/performDefaultEvaluation(validateHost:)`` with `validateHost: true`.
 ///
 /// Subclass and override ``serverTrustPolicy(forHost:)`` for other matching rules. The manager is
-/// immutable after `init`; an override must be safe to call from the session's engine thread.
+/// immutable after `init`. A session asks it once per host, outside its own lock and never on its
+/// engine thread, so an override may read the session's settings or wait for a request of its own.
 open class ServerTrustPolicyManager: @unchecked Sendable {
     /// The policies, keyed by host or wildcard pattern, as given.
     public let policies: [String: ServerTrustPolicy]

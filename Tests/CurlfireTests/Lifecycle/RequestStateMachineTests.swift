@@ -251,6 +251,25 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertTrue(adapting.isSuspended, "the engine adds the attempt paused")
     }
 
+    func testThatSuspendAndResumeChangeNothingOnceTheRequestIsOverOrBeingCancelled() {
+        for state in ["finished", "cancelling", "timingOut"] {
+            var machine = Self.machine(in: state)
+            XCTAssertFalse(machine.acceptsSuspension, state)
+            XCTAssertEqual(machine.suspend(), .none, state)
+            XCTAssertFalse(machine.isSuspended, "\(state): a suspend after the end is not recorded")
+            XCTAssertEqual(machine.resume(), .none, state)
+        }
+        // Suspended while running, then cancelled: a later resume neither continues nor reports anything.
+        var machine = Self.machine(in: "running")
+        _ = machine.suspend()
+        _ = machine.cancel()
+        XCTAssertEqual(machine.resume(), .none)
+        XCTAssertTrue(machine.isSuspended, "resume() after cancel() leaves the machine as it was")
+        for state in ["idle", "adapting", "running", "awaitingRedirect", "awaitingRetry", "delaying"] {
+            XCTAssertTrue(Self.machine(in: state).acceptsSuspension, state)
+        }
+    }
+
     func testThatCancelRacingTheEngineEndsOnceWhicheverComesFirst() {
         // The attempt ends on its own just as the user cancels: the first event wins, the other is a no-op.
         var endedFirst = Self.machine(in: "running")
