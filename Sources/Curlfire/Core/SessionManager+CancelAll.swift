@@ -2,7 +2,8 @@ import Foundation
 
 /// The transfers of a session that have started and not finished, held weakly: a transfer
 /// registers when it starts and leaves when it has delivered its outcome. One lock, one
-/// dictionary keyed by `ObjectIdentifier` — a few nanoseconds per request.
+/// dictionary keyed by `ObjectIdentifier` — a few nanoseconds per request (`@unchecked Sendable`:
+/// the dictionary is only touched under that lock).
 final class LiveTransfers: @unchecked Sendable {
     private struct Entry { weak var transfer: Transfer? }
 

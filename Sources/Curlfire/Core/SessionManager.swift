@@ -7,6 +7,9 @@ import FoundationNetworking
 /// `SessionManager.default` serves the module-level functions (`Curlfire.request(…)`). A session
 /// stays alive while any of its requests is in flight; when it is released its engine thread
 /// stops and every curl handle is freed.
+///
+/// Thread-safe: every stored property is a constant except the settings in its ``SessionState``, which
+/// are read and written under that state's lock (hence `@unchecked Sendable`).
 public final class SessionManager: @unchecked Sendable {
     /// The shared session behind the module-level functions.
     public static let `default` = SessionManager()
@@ -192,7 +195,7 @@ public final class SessionManager: @unchecked Sendable {
     }
 }
 
-/// The session's mutable settings, behind a lock.
+/// The session's mutable settings, behind a lock (`@unchecked Sendable`: `values` is only touched in `withLock`).
 final class SessionState: @unchecked Sendable {
     struct Values {
         var adapter: RequestAdapter?

@@ -17,6 +17,9 @@ import Foundation
 /// State is behind one lock ("lock, decide, unlock, act": waiters and `wake` run outside it).
 final class BodyStream: @unchecked Sendable {
     /// What produces the bytes.
+    ///
+    /// `@unchecked Sendable`: an `InputStream` is not `Sendable`; it is read only by the one worker
+    /// thread the stream starts for it, and closed by that thread.
     enum Producer: @unchecked Sendable {
         /// Read on a worker thread in fixed-size slices.
         case inputStream(InputStream)

@@ -4,6 +4,9 @@ internal import CCurl
 internal import COpenSSL
 
 /// What one finished attempt produced, handed from the engine thread to its ``Transfer``.
+///
+/// `@unchecked Sendable`: `URLRequest` and the sink are not `Sendable`. It is made once on the engine thread
+/// and handed over by value; the engine keeps no reference to its sink afterwards, so nothing is shared.
 struct AttemptResult: @unchecked Sendable {
     var request: URLRequest
     /// The response head, made into an `HTTPURLResponse` off the engine thread when first read.

@@ -161,7 +161,8 @@ struct ResponseHead {
 /// Foundation's `HTTPURLResponse.init` sanitises and case-folds every header, which cost an eighth of
 /// the CPU per small request on the engine thread — the one thread every transfer of a session
 /// shares. The engine only captures the head; whoever first reads the response (a handler on its
-/// queue, an awaiting task, a caller of `request.response`) builds it, once.
+/// queue, an awaiting task, a caller of `request.response`) builds it, once (`@unchecked Sendable`:
+/// `built` is read and written under `lock`; `head` and `url` are constants).
 final class LazyResponse: @unchecked Sendable {
     private let head: ResponseHead?
     private let url: URL?

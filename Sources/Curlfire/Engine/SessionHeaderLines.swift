@@ -7,6 +7,7 @@ internal import CCurl
 /// Building that list per request cost two allocations per line (`curl_slist_append` copies each
 /// string) plus the formatted strings, on every request. The list is immutable once made, so
 /// concurrent transfers share it (libcurl only reads it); attempts that use it retain this object.
+/// `@unchecked Sendable` for the C list pointer, which is never written after `init`.
 final class SessionHeaderLines: @unchecked Sendable {
     /// The lines of a plain request, as ``AttemptPlan/headerLines(request:defaults:hasBody:)`` makes them.
     let plainLines: [String]

@@ -48,7 +48,7 @@ protocol StreamConsumer: AnyObject, Sendable {
 /// The engine thread delivers; consumers report what they consumed from their own threads. When
 /// any consumer holds more than `highWater` bytes the attempt pauses; when every consumer is down
 /// to `highWater / 2` it is unpaused with the engine's `.unpause` command (unless the user
-/// suspended the request).
+/// suspended the request). `@unchecked Sendable`: its queues and counters are only touched under its lock.
 final class StreamBuffer: @unchecked Sendable {
     let highWater: Int
     private let lock = NSLock()

@@ -2,6 +2,10 @@ import Foundation
 import FoundationNetworking
 
 /// The request of the next hop: adapted (a first attempt or a retry) or a redirect target.
+///
+/// `@unchecked Sendable`: `URLRequest` and the body's input stream are not `Sendable`. A hop lives in its
+/// transfer's ``StageCarry`` under the transfer's lock and is copied out to start one attempt, which
+/// alone reads its body.
 struct NextHop: @unchecked Sendable {
     var request: URLRequest
     var body: UploadBody
@@ -9,7 +13,7 @@ struct NextHop: @unchecked Sendable {
 }
 
 /// What one stage of a request leaves for the next, kept by its ``Transfer`` under its lock while
-/// the ``RequestStateMachine`` decides the flow.
+/// the ``RequestStateMachine`` decides the flow (`@unchecked Sendable`: only ever touched under that lock).
 struct StageCarry: @unchecked Sendable {
     /// Attempts started (1 + retries).
     var attempts = 0

@@ -3,6 +3,10 @@ import FoundationNetworking
 import Synchronization
 
 /// What a finished transfer hands to each response handler.
+///
+/// `@unchecked Sendable`: `URLRequest`, the ``ResponseSink`` and the boxes are not `Sendable`. An outcome is
+/// built by one thread (the engine's, or the one that refused or answered the request), stored under its
+/// ``Transfer``'s lock, and afterwards only copied and read: no field is mutated once it was handed over.
 struct TransferOutcome: @unchecked Sendable {
     var request: URLRequest?
     /// The response head, made into an `HTTPURLResponse` when first read (never on the engine thread).
@@ -42,7 +46,8 @@ struct TransferOutcome: @unchecked Sendable {
 ///
 /// It runs at most once (plus retries), starting on the first response handler, async serializer
 /// or `resume()`. Handlers run once each, in the order they were attached, off the engine thread.
-/// State is guarded by `lock`; nothing is called out while the lock is held.
+/// State is guarded by `lock`; nothing is called out while the lock is held (`@unchecked Sendable`:
+/// every mutable stored property is read and written only under `lock`, except the atomic `cancelFlag`).
 final class Transfer: @unchecked Sendable {
     /// How a transfer builds what it sends and where it puts what it receives.
     struct Spec: Sendable {

@@ -6,7 +6,8 @@ import Foundation
 /// reads any result, so a single "last failure" would report one request's reason for another. Keys are
 /// opaque numbers (the bits of the `CURL *` easy handle making the connection), never dereferenced.
 ///
-/// Thread-safe: OpenSSL callbacks record, the engine takes.
+/// Thread-safe: OpenSSL callbacks record, the engine takes; the records are only touched under its
+/// lock (hence `@unchecked Sendable`).
 final class HandshakeFailureRecord: @unchecked Sendable {
     /// The rejection reason type.
     typealias Reason = CurlfireError.ServerTrustFailureReason

@@ -25,6 +25,9 @@ internal import COpenSSL
 /// The bridge never touches the `SSL_CTX`'s own certificate store, which libcurl shares between handles:
 /// it verifies against its own anchors (the session's trusted roots, else the system roots parsed once
 /// per process).
+///
+/// `@unchecked Sendable`: its policy and anchors are constants after `init`; the failure records that
+/// handshakes leave behind are kept in a ``HandshakeFailureRecord``, which has its own lock.
 final class TLSTrustBridge: @unchecked Sendable {
     /// The host the policy is evaluated for.
     let host: String

@@ -2,6 +2,7 @@ import CurlfireCLIKit
 import Foundation
 
 /// Draws the download progress bar on stderr (at most ten times a second) and prints the summary.
+/// `@unchecked Sendable`: its mutable drawing state is only touched on `queue`, where progress arrives.
 final class ProgressReporter: @unchecked Sendable {
     /// The serial queue progress reports arrive on.
     let queue = DispatchQueue(label: "curlfire.progress")
