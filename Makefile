@@ -149,6 +149,8 @@ MATPLOTLIB_VERSION := 3.11.2
 
 bench-build:
 	$(SWIFT) build -c release --package-path Benchmarks
+	cc -O2 -shared -fPIC -Wall -Werror -o "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/alloc-counter.so" \
+	    Benchmarks/AllocCounter/alloc-counter.c
 
 bench: deps bench-build
 	SWIFT=$(SWIFT) scripts/bench.sh $(BENCH_ARGS)

@@ -32,12 +32,15 @@ fi
 
 "$SWIFT" build -c release --package-path Benchmarks
 bin="$("$SWIFT" build -c release --package-path Benchmarks --show-bin-path)/CurlfireBench"
+# The allocation counter every measurement process preloads (the "allocs" columns; Benchmarks/AllocCounter).
+counter="$(dirname "$bin")/alloc-counter.so"
+cc -O2 -shared -fPIC -o "$counter" Benchmarks/AllocCounter/alloc-counter.c
 
 python3 scripts/test-servers.py start --state-dir "$STATE_DIR" --nginx --large-size "$LARGE_SIZE" \
     --nginx-connections "$NGINX_CONNECTIONS" --parent-pid $$ >/dev/null
 
 mkdir -p "$RESULTS"
-"$bin" run --servers "$STATE_DIR/servers.json" --json "$RESULTS/latest.json" --markdown "$RESULTS/latest.md" \
+LD_PRELOAD="$counter" "$bin" run --servers "$STATE_DIR/servers.json" --json "$RESULTS/latest.json" --markdown "$RESULTS/latest.md" \
     ${download_args[@]+"${download_args[@]}"} "$@"
 # WebSocket: Curlfire next to vapor/websocket-kit against a swift-nio echo server of its own.
 "$(dirname "$bin")/WebSocketBench" --markdown "$RESULTS/websocket-latest.md"

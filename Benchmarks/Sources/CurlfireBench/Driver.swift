@@ -95,6 +95,8 @@ struct Driver {
         if let cpu = measurement.cpuMicrosecondsPerRequest {
             line += String(format: ", %.1f µs CPU per request (%d counted)", cpu, measurement.count)
         }
+        if let allocations = measurement.allocationsPerRequest { line += String(format: ", %.1f allocs", allocations) }
+        if let switches = measurement.contextSwitchesPerRequest { line += String(format: ", %.2f cs", switches) }
         if scenario.isSweep, let peak = measurement.peakRSSMiB, let start = measurement.startRSSMiB {
             line += String(format: ", %.1f KiB RSS per in-flight request", (peak - start) * 1024 / Double(scenario.concurrency))
         }

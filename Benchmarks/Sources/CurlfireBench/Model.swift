@@ -20,8 +20,8 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
 
     var isCurlfire: Bool { self == .curlfireCallback || self == .curlfireAsync }
 
-    /// Whether the client runs in the concurrency sweep (issue 18 compares Curlfire with raw libcurl there).
-    var inSweep: Bool { self == .rawCurl || isCurlfire }
+    /// Whether the client runs in the concurrency sweep (Curlfire beside raw libcurl and AsyncHTTPClient).
+    var inSweep: Bool { self == .rawCurl || isCurlfire || self == .asyncHTTPClient }
 }
 
 /// What is measured. Every scenario is run for every client in each repetition (order rotated).
@@ -49,7 +49,7 @@ enum Scenario: String, CaseIterable, Codable, Sendable {
     var isSweep: Bool { Self.sweep.contains(self) }
 
     /// Why a client outside the sweep shows no figure there.
-    static let sweepSkipNote = "not in the concurrency sweep, which compares Curlfire with raw libcurl only"
+    static let sweepSkipNote = "not in the concurrency sweep, which compares Curlfire with raw libcurl and AsyncHTTPClient"
 
     var title: String {
         switch self {
@@ -134,6 +134,24 @@ struct Measurement: Codable, Sendable {
     var userCPUSeconds: Double?
     /// The same, in the kernel.
     var systemCPUSeconds: Double?
+
+    /// Context switches of the process (getrusage: voluntary + involuntary, every thread) over the window.
+    var contextSwitches: Int?
+    /// Heap allocations of the process over the window (malloc, calloc, realloc, the aligned forms),
+    /// when Benchmarks/AllocCounter is preloaded; raw libcurl's count is libcurl's own.
+    var allocations: Int?
+
+    /// Context switches per counted request over the window.
+    var contextSwitchesPerRequest: Double? {
+        guard let contextSwitches, count > 0 else { return nil }
+        return Double(contextSwitches) / Double(count)
+    }
+
+    /// Allocations per counted request over the window.
+    var allocationsPerRequest: Double? {
+        guard let allocations, count > 0 else { return nil }
+        return Double(allocations) / Double(count)
+    }
 
     /// Process CPU time (user + system) per counted request over the window, µs.
     var cpuMicrosecondsPerRequest: Double? {

@@ -27,6 +27,10 @@ struct Report {
         var medianCPUMicrosecondsPerRequest: Double?
         /// CPU per request relative to raw libcurl's: 1.0 = the same, lower is better.
         var cpuRatioToRawLibcurl: Double?
+        /// Context switches of the process per counted request over the window.
+        var medianContextSwitchesPerRequest: Double?
+        /// Heap allocations of the process per counted request over the window (AllocCounter preloaded).
+        var medianAllocationsPerRequest: Double?
         /// Sweep: (peak RSS − RSS at the start) ÷ requests in flight, KiB.
         var medianResidentKiBPerInFlight: Double?
         var samples: [Measurement]
@@ -66,6 +70,8 @@ struct Report {
                     }),
                     medianNewConnections: Self.median(ok.compactMap { $0.connects.map(Double.init) }),
                     medianCPUMicrosecondsPerRequest: cpu, cpuRatioToRawLibcurl: cpuRatio,
+                    medianContextSwitchesPerRequest: Self.median(ok.compactMap(\.contextSwitchesPerRequest)),
+                    medianAllocationsPerRequest: Self.median(ok.compactMap(\.allocationsPerRequest)),
                     medianResidentKiBPerInFlight: perInFlight, samples: all)
     }
 
@@ -106,6 +112,7 @@ struct Report {
         }
         var text = lines.count > 2 ? lines.joined(separator: "\n") + "\n\n" : ""
         text += sweepMarkdown(notes: &notes)
+        text += countsMarkdown()
         text += "Median of \(settings.repetitions) interleaved repetitions; (×) = speed relative to raw libcurl "
             + "(higher is better; for the cold start raw time ÷ client time); µs = process CPU time "
             + "(getrusage, user + system, every thread) per request over the timed window. "
@@ -118,7 +125,36 @@ struct Report {
         }
         let targets = targetLines()
         if !targets.isEmpty { text += "\nTargets (issue 18):\n\n" + targets.joined(separator: "\n") + "\n" }
+        let core = coreTargetLines()
+        if !core.isEmpty { text += "\nTargets (issue 24, the request core):\n\n" + core.joined(separator: "\n") + "\n" }
         return text
+    }
+
+    /// The hot-path counts (ARCHITECTURE.md rule 14): per request, heap allocations of the whole
+    /// process (Curlfire's own = its count − raw libcurl's) and context switches, for the small-request
+    /// scenarios and the sweep levels measured.
+    private func countsMarkdown() -> String {
+        let scenarios = ([Scenario.sequential, .concurrent8, .concurrent64, .multiplexed64] + Scenario.sweep)
+            .filter(settings.scenarios.contains)
+        guard !scenarios.isEmpty else { return "" }
+        let clients = settings.clients.filter { client in scenarios.contains { cell($0, client).median != nil } }
+        var lines = ["Hot-path counts per request over the timed window: allocations (malloc, calloc, realloc and "
+            + "the aligned forms, whole process, with Benchmarks/AllocCounter preloaded; — without it) · context "
+            + "switches (getrusage, whole process).", ""]
+        lines.append("| scenario | " + clients.map(\.title).joined(separator: " | ") + " |")
+        lines.append("|---|" + String(repeating: "---:|", count: clients.count))
+        for scenario in scenarios {
+            var row = "| \(scenario.isSweep ? "sweep, \(scenario.concurrency) in flight" : scenario.rawValue) |"
+            for client in clients {
+                let cell = cell(scenario, client)
+                guard cell.median != nil else { row += " — |"; continue }
+                let allocations = cell.medianAllocationsPerRequest.map { String(format: "%.1f", $0) } ?? "—"
+                let switches = cell.medianContextSwitchesPerRequest.map { String(format: "%.2f", $0) } ?? "—"
+                row += " \(allocations) allocs · \(switches) cs |"
+            }
+            lines.append(row)
+        }
+        return lines.joined(separator: "\n") + "\n\n"
     }
 
     /// The concurrency sweep: one row per level, for each client in the sweep its rate (ratio), CPU
@@ -270,6 +306,50 @@ struct Report {
                 lines.append("- \(name) nothing slower than AsyncHTTPClient: "
                     + (slower.isEmpty ? "met" : "NOT met (slower in " + slower.map(\.rawValue).joined(separator: ", ") + ")")
                     + (unmeasured.isEmpty ? "" : "; not compared: " + unmeasured.map(\.rawValue).joined(separator: ", ")))
+            }
+        }
+        return lines
+    }
+
+    /// Issue 24's targets, for both Curlfire APIs: Curlfire's own allocations per request (its count minus
+    /// raw libcurl's) ≤ 20 sequential and at 64 in flight; ≤ 3 context switches per sequential request;
+    /// CPU per request ≤ 2.5× raw libcurl's sequential and ≤ 2× at 64 in flight; every small-request row
+    /// ≥ 1.2× AsyncHTTPClient; the 4,096-in-flight CPU ratio no worse than 1.45× raw libcurl's.
+    func coreTargetLines() -> [String] {
+        var lines: [String] = []
+        let measured = Set(settings.scenarios)
+        func verdict(_ met: Bool) -> String { met ? "met" : "NOT met" }
+        for client in [ClientKind.curlfireCallback, .curlfireAsync] where settings.clients.contains(client) {
+            let name = client.title
+            for scenario in [Scenario.sequential, .concurrent64] where measured.contains(scenario) {
+                if let mine = cell(scenario, client).medianAllocationsPerRequest,
+                   let raw = cell(scenario, .rawCurl).medianAllocationsPerRequest {
+                    lines.append(String(format: "- %@ %@: %.1f allocations of its own per request (%.1f − raw libcurl's "
+                                        + "%.1f; target ≤ 20) — %@", name, scenario.rawValue, mine - raw, mine, raw,
+                                        verdict(mine - raw <= 20)))
+                } else {
+                    lines.append("- \(name) \(scenario.rawValue): allocations not counted (AllocCounter not preloaded)")
+                }
+            }
+            if measured.contains(.sequential), let switches = cell(.sequential, client).medianContextSwitchesPerRequest {
+                lines.append(String(format: "- %@ sequential: %.2f context switches per request (target ≤ 3.0) — %@",
+                                    name, switches, verdict(switches <= 3)))
+            }
+            for (scenario, bound) in [(Scenario.sequential, 2.5), (.concurrent64, 2.0), (.inFlight4096, 1.45)]
+            where measured.contains(scenario) {
+                if let ratio = cell(scenario, client).cpuRatioToRawLibcurl {
+                    lines.append(String(format: "- %@ %@: CPU per request %.2f× raw libcurl's (target ≤ %.2f×) — %@",
+                                        name, scenario.rawValue, ratio, bound, verdict(ratio <= bound)))
+                }
+            }
+            if settings.clients.contains(.asyncHTTPClient) {
+                for scenario in [Scenario.sequential, .concurrent8, .concurrent64, .multiplexed64]
+                where measured.contains(scenario) {
+                    guard let mine = cell(scenario, client).median, let theirs = cell(scenario, .asyncHTTPClient).median,
+                          theirs > 0 else { continue }
+                    lines.append(String(format: "- %@ %@ vs AsyncHTTPClient: %.2f× (target ≥ 1.2×) — %@", name,
+                                        scenario.rawValue, mine / theirs, verdict(mine / theirs >= 1.2)))
+                }
             }
         }
         return lines

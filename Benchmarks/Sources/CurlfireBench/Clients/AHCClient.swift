@@ -19,7 +19,7 @@ struct AHCClient {
         let client = makeClient(connections: max(1, scenario.concurrency), version: version)
         let result: Measurement
         switch scenario {
-        case .sequential, .concurrent8, .concurrent64:
+        case .sequential, .concurrent8, .concurrent64, .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
             result = await closedLoop(client, url: environment.httpBase + "/small.txt")
         case .multiplexed64:
             result = await closedLoop(client, url: environment.httpsBase + "/small.txt")
@@ -35,8 +35,6 @@ struct AHCClient {
             result = await coldStart(client)
         case .cacheHit:
             result = .skipped("AsyncHTTPClient has no HTTP cache")
-        case .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
-            result = .skipped(Scenario.sweepSkipNote)
         }
         try? await client.shutdown()
         return result
