@@ -6,7 +6,7 @@ import Foundation
 /// see: it reports races on state that a `Mutex` does guard (found in LoadTests and in the response
 /// cache), and CI runs the whole suite under ThreadSanitizer.
 final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var value: Value
 
     /// Guards `value`.

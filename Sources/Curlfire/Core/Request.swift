@@ -44,12 +44,15 @@ struct RequestCore: Sendable {
     init(session: SessionManager, spec: Transfer.Spec) {
         self.session = session
         var spec = spec
-        let binding = AdapterBinding()
-        spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
+        // A binding (an object, a lock and a weak reference) only for a request that has adapters.
+        let binding = spec.adapters.isEmpty ? nil : AdapterBinding()
+        if let binding {
+            spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
+        }
         specBox = ImmutableBox(spec)
         let transfer = Transfer(session: session, spec: spec)
         self.transfer = transfer
-        binding.bind(transfer)
+        binding?.bind(transfer)
         let monitors = session.eventMonitor
         if !monitors.isEmpty {
             let request = transfer.requestValue

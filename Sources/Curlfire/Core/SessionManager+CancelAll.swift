@@ -7,7 +7,7 @@ import Foundation
 final class LiveTransfers: @unchecked Sendable {
     private struct Entry { weak var transfer: Transfer? }
 
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var entries: [ObjectIdentifier: Entry] = [:]
 
     func insert(_ transfer: Transfer) {

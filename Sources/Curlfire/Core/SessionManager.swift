@@ -207,7 +207,7 @@ final class SessionState: @unchecked Sendable {
         var trustBridges: [String: TLSTrustBridge?] = [:]
     }
 
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var values = Values()
 
     func withLock<T>(_ body: (inout Values) -> T) -> T {

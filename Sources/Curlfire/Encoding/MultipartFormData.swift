@@ -59,7 +59,7 @@ public final class MultipartFormData: @unchecked Sendable {
         return parts.reduce(separators) { $0 + UInt64($1.headerBlock.count) + $1.bodyLength }
     }
 
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var bodyParts: [MultipartBodyPart] = []
     private var bodyPartError: CurlfireError?
 

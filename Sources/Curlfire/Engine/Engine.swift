@@ -24,7 +24,7 @@ final class Engine: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer?
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var commands: [Command] = []
     private var isShuttingDown = false
     /// Weak: the thread's closure holds the engine until the loop ends, and a strong reference back

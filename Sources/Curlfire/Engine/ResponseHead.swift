@@ -166,7 +166,7 @@ struct ResponseHead {
 final class LazyResponse: @unchecked Sendable {
     private let head: ResponseHead?
     private let url: URL?
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var built: HTTPURLResponse??
 
     init(head: ResponseHead, url: URL) {

@@ -51,7 +51,7 @@ protocol StreamConsumer: AnyObject, Sendable {
 /// suspended the request). `@unchecked Sendable`: its queues and counters are only touched under its lock.
 final class StreamBuffer: @unchecked Sendable {
     let highWater: Int
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var consumers: [any StreamConsumer] = []
     private var pausedForConsumers = false
     /// The transfer to unpause (weak: the transfer's spec holds this buffer).

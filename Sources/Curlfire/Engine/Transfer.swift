@@ -84,7 +84,7 @@ final class Transfer: @unchecked Sendable {
     let session: SessionManager
     let spec: Spec
 
-    let lock = NSLock() // lifecycle: internal for Transfer+Lifecycle.swift
+    let lock = Lock.make() // lifecycle: internal for Transfer+Lifecycle.swift
     /// The request's lifecycle (RequestStateMachine.swift); read and changed under `lock` only.
     var machine: RequestStateMachine // lifecycle: internal for Transfer+Lifecycle.swift
     /// Set when the running attempt must stop (cancel, resource deadline), readable without the

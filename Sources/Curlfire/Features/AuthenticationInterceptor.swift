@@ -85,7 +85,7 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
     public let authenticator: AuthenticatorType
     /// The refresh cap.
     public let refreshWindow: RefreshWindow?
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var state: State
 
     /// The current credential. Setting it does not refresh anything.

@@ -158,7 +158,7 @@ enum CookieLine {
 
 /// The engine thread's answer to a synchronous cookie read, handed over once.
 private final class WaitedLines: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private let ready = DispatchSemaphore(value: 0)
     private var lines: [String] = []
 

@@ -61,7 +61,7 @@ open class NetworkReachabilityManager: @unchecked Sendable {
     }
 
     private let target: ReachabilityProbe.Target
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var queue = DispatchQueue(label: "org.curlfire.reachability.listener")
     private var storedListener: Listener?
     private var source: DispatchSourceRead?

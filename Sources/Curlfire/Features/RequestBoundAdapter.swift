@@ -4,7 +4,7 @@ import FoundationNetworking
 /// The transfer a request's adapters belong to, set once right after the transfer is made.
 /// Weak: the transfer's spec holds the adapters, which hold this.
 final class AdapterBinding: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private weak var transfer: Transfer?
 
     func bind(_ transfer: Transfer) { lock.withLock { self.transfer = transfer } }

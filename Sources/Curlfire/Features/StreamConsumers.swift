@@ -10,7 +10,7 @@ final class ClosureStreamConsumer: StreamConsumer, @unchecked Sendable {
     private let cancel: @Sendable () -> Void
     private let closure: @Sendable (StreamRequest.Stream) -> Void
     private let validation: StreamValidation
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var pending = 0
 
     init(queue: DispatchQueue, buffer: StreamBuffer, cancel: @escaping @Sendable () -> Void,
@@ -46,7 +46,7 @@ final class ClosureStreamConsumer: StreamConsumer, @unchecked Sendable {
 final class AsyncStreamConsumer: StreamConsumer, @unchecked Sendable {
     private weak var buffer: StreamBuffer?
     private let validation: StreamValidation
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var chunks: [Data] = []
     private var head = 0
     private var pending = 0

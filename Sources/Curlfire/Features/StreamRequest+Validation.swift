@@ -64,7 +64,7 @@ final class StreamValidation: @unchecked Sendable {
     private let validators: [StreamValidator]
     private let request: @Sendable () -> URLRequest?
     private let cancel: @Sendable () -> Void
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var state = State.pending
 
     init(validators: [StreamValidator], request: @escaping @Sendable () -> URLRequest?,

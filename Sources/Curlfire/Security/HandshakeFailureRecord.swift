@@ -12,7 +12,7 @@ final class HandshakeFailureRecord: @unchecked Sendable {
     /// The rejection reason type.
     typealias Reason = CurlfireError.ServerTrustFailureReason
 
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var reasons: [UInt: Reason] = [:]
 
     /// Creates an empty record.

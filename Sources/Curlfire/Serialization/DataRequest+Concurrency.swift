@@ -40,7 +40,7 @@ public struct DataTask<Value>: Sendable {
 /// A transfer's outcome, handed over once by an inline handler, and the response made from it on
 /// first await (validation and serialization run in the awaiting task, never on the engine thread).
 final class AwaitedResponse<Response>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock.make()
     private var outcome: TransferOutcome?
     private var response: Response?
     private var waiters: [CheckedContinuation<Void, Never>] = []

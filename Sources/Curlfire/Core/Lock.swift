@@ -1,0 +1,46 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A mutual-exclusion lock in one allocation: a `pthread_mutex_t` stored in the object itself
+/// (not `Sendable`, as `ManagedBuffer` is not: it is held by the `@unchecked Sendable` types it guards)
+/// (`ManagedBuffer`'s tail), where `NSLock` on Linux allocates its object and, separately, its mutex.
+///
+/// Every request creates a few locks (its transfer, its response waiter, its lazy response head), so
+/// the second allocation was paid several times per request (docs/Performance.md). A pthread mutex,
+/// not `Synchronization.Mutex`: ThreadSanitizer, which CI runs the suite under, sees pthread locks but
+/// not the futex of `Mutex` on this toolchain.
+final class Lock: ManagedBuffer<Void, pthread_mutex_t> {
+    /// A new, unlocked lock.
+    static func make() -> Lock {
+        let buffer = Lock.create(minimumCapacity: 1) { buffer in
+            buffer.withUnsafeMutablePointerToElements { mutex in _ = pthread_mutex_init(mutex, nil) }
+        }
+        return unsafeDowncast(buffer, to: Lock.self)
+    }
+
+    deinit {
+        _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+    }
+
+    /// Takes the lock, waiting for it.
+    func lock() {
+        _ = withUnsafeMutablePointerToElements { pthread_mutex_lock($0) }
+    }
+
+    /// Releases the lock.
+    func unlock() {
+        _ = withUnsafeMutablePointerToElements { pthread_mutex_unlock($0) }
+    }
+
+    /// Runs `body` holding the lock.
+    @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
