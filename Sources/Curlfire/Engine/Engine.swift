@@ -104,13 +104,16 @@ final class Engine: @unchecked Sendable {
 
     private func run() {
         var running: Int32 = 0
+        // Two buffers swapped under the lock: copying `commands` and then emptying it "keeping
+        // capacity" allocated a new buffer on every turn of the loop (the copy shares the old one).
+        var pending: [Command] = []
         while true {
             lock.lock()
-            let pending = commands
-            commands.removeAll(keepingCapacity: true)
+            swap(&pending, &commands)
             let stopping = isShuttingDown
             lock.unlock()
             for command in pending { handle(command) }
+            pending.removeAll(keepingCapacity: true)
             if stopping { break }
             curl_multi_perform(multi, &running)
             collectFinished()
