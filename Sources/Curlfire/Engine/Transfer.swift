@@ -419,6 +419,7 @@ final class Transfer: @unchecked Sendable {
             return machine.attemptEnded(verdict, for: result.stage)
         }
         emitAttemptFinished(result, metrics: outcome.metrics) // lifecycle: with the hops before it counted
+        reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)
         perform(action)
     }
 

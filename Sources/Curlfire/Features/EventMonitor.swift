@@ -46,6 +46,12 @@ public protocol EventMonitor: Sendable {
     func request(_ request: any Request, didCompleteAttemptWith error: CurlfireError?)
     /// A retrier decided to retry; the next attempt follows (after the retrier's delay).
     func requestIsRetrying(_ request: any Request)
+    /// A retry was decided: the next attempt starts after `delay` seconds, the delay actually
+    /// waited (a ``RetryPolicy``'s backoff with its jitter, or the server's `Retry-After`).
+    /// Sent right after ``requestIsRetrying(_:)``.
+    func request(_ request: any Request, willRetryAfter delay: TimeInterval)
+    /// A ``CircuitBreaker`` used by a request of this session changed state for a host.
+    func circuitBreaker(_ breaker: CircuitBreaker, didTransition transition: CircuitBreaker.Transition)
     /// A redirect is followed by hand (a ``RedirectHandler`` other than ``Redirector/follow``).
     func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse)
     /// The request is finished: no more attempts. Once per request.
@@ -87,6 +93,10 @@ extension EventMonitor {
     /// Does nothing.
     public func requestIsRetrying(_ request: any Request) {}
     /// Does nothing.
+    public func request(_ request: any Request, willRetryAfter delay: TimeInterval) {}
+    /// Does nothing.
+    public func circuitBreaker(_ breaker: CircuitBreaker, didTransition transition: CircuitBreaker.Transition) {}
+    /// Does nothing.
     public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {}
     /// Does nothing.
     public func requestDidFinish(_ request: any Request) {}
@@ -120,6 +130,10 @@ public final class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     public var requestDidCompleteAttempt: (@Sendable (any Request, CurlfireError?) -> Void)?
     /// Called for ``EventMonitor/requestIsRetrying(_:)``.
     public var requestIsRetrying: (@Sendable (any Request) -> Void)?
+    /// Called for ``EventMonitor/request(_:willRetryAfter:)``.
+    public var requestWillRetryAfter: (@Sendable (any Request, TimeInterval) -> Void)?
+    /// Called for ``EventMonitor/circuitBreaker(_:didTransition:)``.
+    public var circuitBreakerDidTransition: (@Sendable (CircuitBreaker.Transition) -> Void)?
     /// Called for ``EventMonitor/request(_:willRedirectTo:for:)``.
     public var requestWillRedirect: (@Sendable (any Request, URLRequest, HTTPURLResponse) -> Void)?
     /// Called for ``EventMonitor/requestDidFinish(_:)``.
@@ -165,6 +179,14 @@ public final class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     }
     /// Forwards to the closure.
     public func requestIsRetrying(_ request: any Request) { requestIsRetrying?(request) }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, willRetryAfter delay: TimeInterval) {
+        requestWillRetryAfter?(request, delay)
+    }
+    /// Forwards to the closure.
+    public func circuitBreaker(_ breaker: CircuitBreaker, didTransition transition: CircuitBreaker.Transition) {
+        circuitBreakerDidTransition?(transition)
+    }
     /// Forwards to the closure.
     public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {
         requestWillRedirect?(request, redirect, response)
