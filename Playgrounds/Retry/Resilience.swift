@@ -112,4 +112,32 @@ func resilienceSections() async {
     Playground.check(probe.value == "up", "after the cool-down a probe went through and succeeded")
     Playground.check(transitions.all.count == 3, "transitions: \(transitions.all.joined(separator: "; "))")
     Playground.note("while open, requests fail with: \(CurlfireError.circuitOpen(host: "127.0.0.1:\(flaky.port)"))")
+
+    // MARK: Reachability and OfflineRetrier
+    Playground.section("NetworkReachabilityManager: a listening manager posts Reachability.DidChange")
+    let loopback = NetworkReachabilityManager(host: "127.0.0.1")
+    let statuses = Recorder<NetworkReachabilityManager.NetworkReachabilityStatus>()
+    let observer = NotificationCenter.default.addObserver(forName: Notification.Name.Reachability.DidChange,
+                                                          object: loopback, queue: nil) { note in
+        if let status = note.userInfo?[Notification.Key.ReachabilityStatus] as? NetworkReachabilityManager.NetworkReachabilityStatus {
+            statuses.append(status)
+        }
+    }
+    Playground.check(loopback?.startListening() == true, "listening to netlink for 127.0.0.1")
+    for _ in 0..<50 where statuses.all.isEmpty { try? await Task.sleep(nanoseconds: 20_000_000) }
+    loopback?.stopListening()
+    NotificationCenter.default.removeObserver(observer)
+    Playground.check(statuses.all.first == .reachable(.ethernetOrWiFi), "notified: reachable over ethernet or Wi-Fi")
+    let general = NetworkReachabilityManager.shared.isReachable ? "reachable" : "not reachable"
+    Playground.note("NetworkReachabilityManager.shared (the network in general, a default route) says: \(general)")
+
+    Playground.section("OfflineRetrier(maximumWait: 30): a refused connection with the network up is not its business")
+    let gone = startServer { _ in .text("") }
+    let closedPort = gone.port
+    gone.shutdown()
+    let offline = SessionManager(interceptor: OfflineRetrier(maximumWait: 30))
+    let refusedAt = Date()
+    let refused = await offline.request("http://127.0.0.1:\(closedPort)/").serializingData().response
+    Playground.check(refused.error?.transportErrorCode == .cannotConnect && Date().timeIntervalSince(refusedAt) < 5,
+                     "ended at once with \(refused.error.map { "\($0)" } ?? "no error") (the waiting case runs in a network namespace: OfflineRetrierTests)")
 }

@@ -17,7 +17,7 @@ import Musl
 /// Linux has no cellular distinction: reachable is always ``ConnectionType/ethernetOrWiFi``.
 ///
 /// ``shared`` watches the network in general for the whole program, and every listening manager
-/// also posts ``Foundation/Notification/Name/Reachability/DidChange``. ``OfflineRetrier`` uses a
+/// also posts `Notification.Name.Reachability.DidChange`. ``OfflineRetrier`` uses a
 /// manager to retry requests once the network is back.
 open class NetworkReachabilityManager: @unchecked Sendable {
     /// Whether and how the host can be reached.

@@ -3,7 +3,7 @@ import Foundation
 extension NetworkReachabilityManager {
     /// The network in general (as ``init()``), one instance for the whole program: AFNetworking's
     /// `sharedManager`, Alamofire 5's `default`. Call ``startListening()`` once to receive
-    /// ``Foundation/Notification/Name/Reachability/DidChange``.
+    /// `Notification.Name.Reachability.DidChange`.
     public static let shared = NetworkReachabilityManager(watching: .internet)
 }
 
@@ -21,6 +21,6 @@ extension Notification.Name {
 
 extension Notification.Key {
     /// The ``NetworkReachabilityManager/NetworkReachabilityStatus`` of a
-    /// ``Foundation/Notification/Name/Reachability/DidChange`` notification.
+    /// `Notification.Name.Reachability.DidChange` notification.
     public static let ReachabilityStatus = "org.curlfire.notification.key.reachabilityStatus"
 }
