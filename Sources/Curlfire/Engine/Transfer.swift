@@ -285,6 +285,7 @@ final class Transfer: @unchecked Sendable {
         case let .startAttempt(stage):
             startAttempt(stage)
         case .cancelAttempt:
+            if session.configuration.coalescesIdenticalRequests, leaveFlight() { return } // resilience: others ride on
             cancelFlag.store(true, ordering: .relaxed)
             session.engine.enqueue(.cancel(self))
         case .pauseAttempt:
@@ -375,6 +376,10 @@ final class Transfer: @unchecked Sendable {
         let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
                                   startTime: startTime, stage: stage)
         attempt.deadline = deadline
+        if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: options.reportsProgress),
+           joinFlight(attempt, request: request, credential: hop.credential, plan: plan, startTime: startTime, stage: stage) {
+            return // resilience: identical requests share one transfer (Resilience/RequestCoalescer.swift)
+        }
         if !session.engine.enqueue(.add(attempt)) {
             attemptDidFinish(attempt.finish(ending: .sessionDeinitialized))
         }
@@ -392,6 +397,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Called on the engine thread when an attempt is over.
     func attemptDidFinish(_ result: AttemptResult) {
+        if session.configuration.coalescesIdenticalRequests, landFlight(result) { return } // resilience: a shared transfer
         var outcome = TransferOutcome(
             request: result.request, lazyResponse: result.lazyResponse, data: (result.sink as? MemorySink)?.data,
             error: result.error,
