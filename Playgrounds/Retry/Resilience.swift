@@ -140,4 +140,19 @@ func resilienceSections() async {
     let refused = await offline.request("http://127.0.0.1:\(closedPort)/").serializingData().response
     Playground.check(refused.error?.transportErrorCode == .cannotConnect && Date().timeIntervalSince(refusedAt) < 5,
                      "ended at once with \(refused.error.map { "\($0)" } ?? "no error") (the waiting case runs in a network namespace: OfflineRetrierTests)")
+
+    // MARK: Coalescing
+    Playground.section("coalescesIdenticalRequests: 100 concurrent identical GETs, one request at the server")
+    let slow = startServer { _ in .text("one answer for all").delayed(by: 0.3) }
+    var coalescing = SessionConfiguration.default
+    coalescing.coalescesIdenticalRequests = true
+    let single = SessionManager(configuration: coalescing)
+    let answers = await withTaskGroup(of: String?.self) { group in
+        for _ in 0..<100 { group.addTask { await single.request(slow.url("/popular")).validate().serializingString().response.value } }
+        var all: [String?] = []
+        for await answer in group { all.append(answer) }
+        return all
+    }
+    Playground.check(answers.filter { $0 == "one answer for all" }.count == 100 && slow.requestCount == 1,
+                     "\(answers.count) responses from \(slow.requestCount) request")
 }
