@@ -68,11 +68,14 @@ extension RetryPolicy {
         return retryableTransportErrorCodes.contains(transportErrorCode)
     }
 
-    /// The context of `request`'s failed attempt.
+    /// The context of `request`'s failed attempt. `Retry-After` is read only when the attempt
+    /// failed with a status code: after a transport failure, `request.response` is an earlier
+    /// attempt's.
     static func context(for request: any Request, error: Error) -> RetryContext {
         let sent = request.request
-        let response = request.response
-        return RetryContext(method: sent?.method, statusCode: (error as? CurlfireError)?.responseCode,
+        let statusCode = (error as? CurlfireError)?.responseCode
+        let response = statusCode == nil ? nil : request.response
+        return RetryContext(method: sent?.method, statusCode: statusCode,
                             transportErrorCode: (error as? CurlfireError)?.transportErrorCode,
                             retryCount: request.retryCount,
                             retryAfter: response?.value(forHTTPHeaderField: "Retry-After"),

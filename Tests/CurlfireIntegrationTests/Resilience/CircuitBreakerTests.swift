@@ -1,6 +1,7 @@
 import Curlfire
 import CurlfireTesting
 import Foundation
+import Logging
 import XCTest
 
 /// `CircuitBreaker` against a MockServer whose health the test switches: what is sent is counted
@@ -63,6 +64,27 @@ final class CircuitBreakerTests: XCTestCase {
         XCTAssertEqual(server.requestCount, 3, "one probe, which failed; its retry was refused")
         guard case .circuitOpen? = probe.error else { return XCTFail("\(String(describing: probe.error))") }
         XCTAssertEqual(breaker.state(forHost: "127.0.0.1:\(server.port)"), .open)
+    }
+}
+
+extension CircuitBreakerTests {
+    func testThatTheLoggingMonitorWritesTheRetryDelayAndTheBreakersTransitions() async throws {
+        let server = try MockServer(dispatcher: { _ in MockResponse(statusCode: 503) })
+        let lines = Recorder<String>()
+        var logger = Logger(label: "test.resilience") { _ in CollectingLogHandler(lines: lines) }
+        logger.logLevel = .debug
+        let monitor = LoggingEventMonitor(logger: logger)
+        let breaker = CircuitBreaker(failureRateThreshold: 1, windowSize: 1, openDuration: 60, halfOpenProbes: 1)
+        let session = SessionManager(eventMonitors: [monitor], interceptor: Interceptor(interceptors: [
+            breaker, RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.01, jitter: .none),
+        ]))
+        let response = await session.request(server.url("/down")).validate().serializingData().response
+        monitor.queue.sync {}
+        guard case .circuitOpen? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        let all = lines.all
+        XCTAssertTrue(all.contains { $0.hasSuffix("next attempt in 0.010 s") }, "\(all)")
+        XCTAssertTrue(all.contains("warning: circuit breaker 127.0.0.1:\(server.port): closed → open"), "\(all)")
+        XCTAssertEqual(server.requestCount, 1, "the retry met the open breaker")
     }
 }
 
