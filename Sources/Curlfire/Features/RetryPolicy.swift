@@ -5,7 +5,7 @@ import FoundationNetworking
 /// nothing) so it can be given as `interceptor:`, as in Alamofire 5.
 ///
 /// Retries an attempt when the request's method is retryable (idempotent methods by default;
-/// `POST` and `PATCH` unless listed only when they carry an `Idempotency-Key`, see
+/// `POST` and `PATCH`, when not listed, only with an `Idempotency-Key` header, see
 /// ``IdempotencyKeyAdapter``) and either its status code is retryable (408, 429, 500, 502, 503,
 /// 504 by default) or it failed with a retryable transport cause (timed out, connection lost,
 /// cannot connect, cannot resolve host by default).
