@@ -84,7 +84,13 @@ extension Transfer {
                     plan: AttemptPlan, startTime: TimeInterval, stage: RequestStateMachine.Stage) -> Bool {
         let caller = CoalescedCaller(transfer: self, stage: stage, request: request)
         let coalescer = session.coalescer
-        switch coalescer.join(caller, key: RequestCoalescer.key(for: request, credential: credential)) {
+        let joined = coalescer.join(caller, key: RequestCoalescer.key(for: request, credential: credential))
+        defer {
+            // Cancelled while joining: `perform(.cancelAttempt)` may have looked for the caller before
+            // it was aboard. Leaving now (at most one of the two finds it) ends it at once.
+            if isCancelFlagged { _ = leaveFlight() }
+        }
+        switch joined {
         case .follow:
             return true
         case let .lead(number):
