@@ -25,9 +25,11 @@ final class RequestCoalescer: Sendable {
 
     private let book = LockedValue(Book())
 
-    /// What a request is identified by: method, URL, every header sent, and the credential.
+    /// What a request is identified by: method, URL, its own timeout, every header sent, and the
+    /// credential.
     static func key(for request: URLRequest, credential: (user: String, password: String)?) -> String {
         var key = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
+            + " timeout \(request.timeoutInterval)"
         let headers = (request.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }.sorted { $0 < $1 }
         for (name, value) in headers { key += "\n\(name): \(value)" }
         if let credential { key += "\n\u{0}credential \(credential.user)\u{0}\(credential.password)" }

@@ -40,6 +40,10 @@ final class CoalescingStateTests: XCTestCase {
         other.setValue("Bearer b", forHTTPHeaderField: "Authorization")
         XCTAssertNotEqual(RequestCoalescer.key(for: first, credential: nil), RequestCoalescer.key(for: other, credential: nil))
         XCTAssertNotEqual(RequestCoalescer.key(for: first, credential: ("u", "p")), RequestCoalescer.key(for: first, credential: ("u", "q")))
+        var patient = first
+        patient.timeoutInterval = 300
+        XCTAssertNotEqual(RequestCoalescer.key(for: first, credential: nil), RequestCoalescer.key(for: patient, credential: nil),
+                          "the shared attempt runs with one idle timeout")
         var head = first
         head.httpMethod = "HEAD"
         XCTAssertNotEqual(RequestCoalescer.key(for: first, credential: nil), RequestCoalescer.key(for: head, credential: nil))
