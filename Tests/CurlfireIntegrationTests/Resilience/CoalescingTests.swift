@@ -13,7 +13,7 @@ final class CoalescingTests: XCTestCase {
         return SessionManager(configuration: configuration)
     }
 
-    static func slowServer(delay: TimeInterval = 0.5, headers: [String: String] = [:]) throws -> MockServer {
+    static func slowServer(delay: TimeInterval = 1, headers: [String: String] = [:]) throws -> MockServer {
         try MockServer(dispatcher: { request in
             MockResponse(headers: headers.merging(["Content-Type": "text/plain"]) { $1 },
                          body: Data("body of \(request.path)".utf8)).delayed(by: delay)
@@ -39,7 +39,7 @@ final class CoalescingTests: XCTestCase {
     }
 
     func testThatCancellingOneCallerLeavesTheOthersTheirResponse() async throws {
-        let server = try Self.slowServer(delay: 1)
+        let server = try Self.slowServer(delay: 1.5)
         let session = Self.session()
         let url = server.url("/cancel-one")
         let first = session.request(url).validate()
