@@ -115,7 +115,7 @@ final class RetryStormChaosTests: XCTestCase {
             String(format: "RetryStormChaosTests: %d requests, paced at %.0f/s, ≤ %d in flight, seed %llu, %.1f s (%.0f req/s)",
                    total, Self.rate, Self.inFlight, seed, seconds, Double(total) / seconds),
             "RetryStormChaosTests: sent to the upstream \(sent): \(firstAttemptsSent) first attempts, \(retriesSent) retries "
-                + "(granted \(spent.retriesGranted), refused \(spent.retriesRefused); without a budget ≈ \(Int(Double(total) * 0.875)))",
+                + "(granted \(spent.retriesGranted), refused \(spent.retriesRefused); the limit alone ≈ \(Int(Double(firstAttemptsSent) * 0.875)))",
             String(format: "RetryStormChaosTests: retries / requests %.3f (budget ratio %.1f + %d/s floor; bound %.0f)",
                    Double(retriesSent) / Double(max(1, firstAttemptsSent)), budget.ratio, budget.minimumPerSecond, bound),
             "RetryStormChaosTests: outcomes \(outcomeList)",
