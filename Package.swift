@@ -93,7 +93,7 @@ let package = Package(
     } + [
         .executableTarget(
             name: "ReachabilityProbe",
-            dependencies: ["Curlfire"],
+            dependencies: ["Curlfire", "CurlfireTesting"],
             path: "Tests/ReachabilityProbe"
         ),
         .executableTarget(

@@ -1,6 +1,7 @@
 // Retry with backoff and token refresh, against stateful endpoints served in this process by a
 // CurlfireTesting MockServer (RetryEndpoints.swift): `/flaky` fails N times then succeeds;
 // `/token-protected` accepts only the current bearer token, which `/token/refresh` rotates.
+// Resilience.swift adds Retry-After, a retry budget, idempotency keys and a circuit breaker.
 //
 //     swift run Retry
 //
@@ -33,7 +34,7 @@ monitor.requestIsRetrying = { request in Playground.note("retrying (\(request.re
 
 // MARK: - 1. RetryPolicy with exponential backoff
 
-let policy = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 2, exponentialBackoffScale: 0.2)
+let policy = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 2, exponentialBackoffScale: 0.2, jitter: .none)
 let session = SessionManager(eventMonitors: [monitor])
 session.retrier = policy
 
@@ -42,7 +43,7 @@ struct Flaky: Decodable, Sendable {
     let failing: Bool
 }
 
-Playground.section("GET /flaky?fail=2 with RetryPolicy(retryLimit: 3, base 2, scale 0.2 s)")
+Playground.section("GET /flaky?fail=2 with RetryPolicy(retryLimit: 3, base 2, scale 0.2 s, jitter: .none)")
 let flaky = await session.request("\(base.absoluteString)/flaky?key=\(run)-a&fail=2").validate()
     .serializingDecodable(Flaky.self).response
 monitor.queue.sync {}
@@ -159,5 +160,7 @@ if let stats = stats.value {
 }
 let retried = replies.filter { $0.allMetrics.count == 2 }.count
 Playground.note("\(retried) request(s) took two attempts (401, then 200); \(count - retried) went out after the refresh")
+
+await resilienceSections()
 
 Playground.finish()

@@ -23,7 +23,7 @@ final class RetryTests: XCTestCase {
     func testThatAFlakyEndpointSucceedsOnTheThirdAttemptAfterBackoff() async throws {
         let base = try Live.httpbin("")
         let adapter = FlakyAdapter(base: base, paths: ["/status/503", "/status/503", "/get"])
-        let policy = RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.1)
+        let policy = RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.1, jitter: .none)
         let started = Date()
         let response = await Curlfire.request(base + "/anything").adapt(using: adapter).retry(using: policy)
             .validate().serializingJSON().response

@@ -2,6 +2,7 @@
 // 127.0.0.1 with NetworkReachabilityManager, flips `lo` up, down and up with `ip link`, and
 // prints each status the listener reports, one per line. Exits 0 after the fourth status, 1 when
 // one does not arrive within 5 seconds, 2 when listening cannot start, 3 outside a fresh namespace.
+// With the argument `offline-retrier` it runs OfflineRetrierScenario.swift instead.
 import Curlfire
 import Foundation
 
@@ -19,6 +20,8 @@ func name(_ status: NetworkReachabilityManager.NetworkReachabilityStatus) -> Str
 func link(_ state: String) {
     _ = system("ip link set lo \(state)")
 }
+
+if CommandLine.arguments.dropFirst().first == "offline-retrier" { runOfflineRetrierScenario() }
 
 guard let manager = NetworkReachabilityManager(host: "127.0.0.1") else { exit(2) }
 // Safety: only in a fresh namespace, whose loopback is down. Never flip the host's loopback.

@@ -55,6 +55,9 @@ public enum CurlfireError: Error, Sendable {
     /// producer threw or the stream could not be read, it produced a length other than the one
     /// declared, or it had to be sent again (a retry, a 307/308) and cannot be replayed.
     case bodyStreamFailed(reason: BodyStreamFailureReason)
+    /// The ``CircuitBreaker`` for `host` is open after too many failed requests: the request failed
+    /// at once and nothing was sent. A probe is let through after the breaker's cool-down.
+    case circuitOpen(host: String)
 
     /// Why a streamed request body failed.
     public enum BodyStreamFailureReason: Sendable {
@@ -333,6 +336,9 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case .bodyStreamFailed(.notReplayable):
             return "The request body is a stream that was already read: it cannot be sent again (retry or 307/308 redirect)."
         case let .webSocketFailed(reason): return "WebSocket failed: \(reason)"
+        case let .circuitOpen(host):
+            return "The circuit breaker for \(host) is open after too many failed requests, so this request "
+                + "was not sent; it lets a probe through once its cool-down has passed."
         }
     }
 }

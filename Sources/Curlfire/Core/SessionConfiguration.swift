@@ -85,6 +85,14 @@ public struct SessionConfiguration: Sendable {
     /// an absolute URL ignores it. Applies to the URL forms of `request`, `download`, `upload` and
     /// `streamRequest`, not to a `URLRequestConvertible`. `nil` by default.
     public var baseURL: URL?
+    /// Whether identical safe requests in flight at the same time share one transfer (single
+    /// flight). `false` by default. A `GET` or `HEAD` data request without a body and without
+    /// progress closures is identical to another with the same URL, the same headers as sent (after
+    /// adapters), the same credentials and the same `timeoutInterval`; the first one's transfer is sent, the others wait for it,
+    /// and each gets its own response with the same data. Cancelling one leaves the others' transfer
+    /// running (it is cancelled when every caller has left). Concurrent misses of the
+    /// ``responseCache`` collapse the same way. Downloads, uploads and streams are never coalesced.
+    public var coalescesIdenticalRequests = false
 
     /// The default configuration.
     public init() {}

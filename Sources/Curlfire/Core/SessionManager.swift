@@ -71,6 +71,8 @@ public final class SessionManager: @unchecked Sendable {
     let eventMonitor: CompositeEventMonitor
     /// The requests that have started and not finished, for ``cancelAllRequests(completingOnQueue:completion:)``.
     let liveTransfers = LiveTransfers()
+    /// Identical requests in flight together, when ``SessionConfiguration/coalescesIdenticalRequests``.
+    let coalescer = RequestCoalescer()
 
     /// Creates a session.
     ///

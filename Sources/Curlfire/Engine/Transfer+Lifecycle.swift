@@ -199,6 +199,8 @@ extension Transfer {
             let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
             guard action != .none else { return }
             self.emit { $0.requestIsRetrying($1) } // lifecycle
+            let delay = result.delay ?? 0
+            self.emit { $0.request($1, willRetryAfter: delay) } // resilience: the delay waited
             if case .adapt = action {
                 DispatchQueue.global().async { self.perform(action) } // never inside the retrier's call
             } else {

@@ -295,6 +295,7 @@ final class Transfer: @unchecked Sendable {
         case let .startAttempt(stage):
             startAttempt(stage)
         case .cancelAttempt:
+            if session.configuration.coalescesIdenticalRequests, leaveFlight() { return } // resilience: others ride on
             cancelFlag.store(true, ordering: .relaxed)
             session.engine.enqueue(.cancel(self))
         case .pauseAttempt:
@@ -393,6 +394,10 @@ final class Transfer: @unchecked Sendable {
         let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
                                   startTime: startTime, stage: stage)
         attempt.deadline = deadline
+        if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: options.reportsProgress),
+           joinFlight(attempt, request: request, credential: hop.credential, plan: plan, startTime: startTime, stage: stage) {
+            return // resilience: identical requests share one transfer (Resilience/RequestCoalescer.swift)
+        }
         if !session.engine.enqueue(.add(attempt)) {
             attemptDidFinish(attempt.finish(ending: .sessionDeinitialized))
         }
@@ -410,6 +415,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Called on the engine thread when an attempt is over.
     func attemptDidFinish(_ result: AttemptResult) {
+        if session.configuration.coalescesIdenticalRequests, landFlight(result) { return } // resilience: a shared transfer
         var outcome = TransferOutcome(
             request: result.request, lazyResponse: result.lazyResponse, data: (result.sink as? MemorySink)?.data,
             error: result.error,
@@ -437,6 +443,7 @@ final class Transfer: @unchecked Sendable {
             return machine.attemptEnded(verdict, for: result.stage)
         }
         emitAttemptFinished(result, metrics: outcome.metrics) // lifecycle: with the hops before it counted
+        reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)
         perform(action)
     }
 

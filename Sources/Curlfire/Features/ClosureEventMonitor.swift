@@ -21,6 +21,8 @@ public final class ClosureEventMonitor: EventMonitor, Sendable {
         var requestDidGatherMetrics: (@Sendable (any Request, TransferMetrics) -> Void)?
         var requestDidCompleteAttempt: (@Sendable (any Request, CurlfireError?) -> Void)?
         var requestIsRetrying: (@Sendable (any Request) -> Void)?
+        var requestWillRetryAfter: (@Sendable (any Request, TimeInterval) -> Void)?
+        var circuitBreakerDidTransition: (@Sendable (CircuitBreaker.Transition) -> Void)?
         var requestWillRedirect: (@Sendable (any Request, URLRequest, HTTPURLResponse) -> Void)?
         var requestDidFinish: (@Sendable (any Request) -> Void)?
         var requestDidParseResponse: (@Sendable (any Request, CurlfireError?) -> Void)?
@@ -77,6 +79,16 @@ public final class ClosureEventMonitor: EventMonitor, Sendable {
         get { closures.withLock { $0.requestIsRetrying } }
         set { closures.withLock { $0.requestIsRetrying = newValue } }
     }
+    /// Called for ``EventMonitor/request(_:willRetryAfter:)``.
+    public var requestWillRetryAfter: (@Sendable (any Request, TimeInterval) -> Void)? {
+        get { closures.withLock { $0.requestWillRetryAfter } }
+        set { closures.withLock { $0.requestWillRetryAfter = newValue } }
+    }
+    /// Called for ``EventMonitor/circuitBreaker(_:didTransition:)``.
+    public var circuitBreakerDidTransition: (@Sendable (CircuitBreaker.Transition) -> Void)? {
+        get { closures.withLock { $0.circuitBreakerDidTransition } }
+        set { closures.withLock { $0.circuitBreakerDidTransition = newValue } }
+    }
     /// Called for ``EventMonitor/request(_:willRedirectTo:for:)``.
     public var requestWillRedirect: (@Sendable (any Request, URLRequest, HTTPURLResponse) -> Void)? {
         get { closures.withLock { $0.requestWillRedirect } }
@@ -131,6 +143,14 @@ public final class ClosureEventMonitor: EventMonitor, Sendable {
     }
     /// Forwards to the closure.
     public func requestIsRetrying(_ request: any Request) { requestIsRetrying?(request) }
+    /// Forwards to the closure.
+    public func request(_ request: any Request, willRetryAfter delay: TimeInterval) {
+        requestWillRetryAfter?(request, delay)
+    }
+    /// Forwards to the closure.
+    public func circuitBreaker(_ breaker: CircuitBreaker, didTransition transition: CircuitBreaker.Transition) {
+        circuitBreakerDidTransition?(transition)
+    }
     /// Forwards to the closure.
     public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {
         requestWillRedirect?(request, redirect, response)

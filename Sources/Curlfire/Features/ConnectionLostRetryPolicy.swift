@@ -32,3 +32,10 @@ public struct ConnectionLostRetryPolicy: RequestInterceptor {
         policy.should(manager, retry: request, with: error, completion: completion)
     }
 }
+
+extension ConnectionLostRetryPolicy: AttemptObserver {
+    /// Forwards to the policy underneath.
+    func attemptEnded(_ report: AttemptReport, session: SessionManager) {
+        policy.attemptEnded(report, session: session)
+    }
+}

@@ -46,6 +46,12 @@ public protocol EventMonitor: Sendable {
     func request(_ request: any Request, didCompleteAttemptWith error: CurlfireError?)
     /// A retrier decided to retry; the next attempt follows (after the retrier's delay).
     func requestIsRetrying(_ request: any Request)
+    /// A retry was decided: the next attempt starts after `delay` seconds, the delay actually
+    /// waited (a ``RetryPolicy``'s backoff with its jitter, or the server's `Retry-After`).
+    /// Sent right after ``requestIsRetrying(_:)``.
+    func request(_ request: any Request, willRetryAfter delay: TimeInterval)
+    /// A ``CircuitBreaker`` used by a request of this session changed state for a host.
+    func circuitBreaker(_ breaker: CircuitBreaker, didTransition transition: CircuitBreaker.Transition)
     /// A redirect is followed by hand (a ``RedirectHandler`` other than ``Redirector/follow``).
     func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse)
     /// The request is finished: no more attempts. Once per request.
@@ -86,6 +92,10 @@ extension EventMonitor {
     public func request(_ request: any Request, didCompleteAttemptWith error: CurlfireError?) {}
     /// Does nothing.
     public func requestIsRetrying(_ request: any Request) {}
+    /// Does nothing.
+    public func request(_ request: any Request, willRetryAfter delay: TimeInterval) {}
+    /// Does nothing.
+    public func circuitBreaker(_ breaker: CircuitBreaker, didTransition transition: CircuitBreaker.Transition) {}
     /// Does nothing.
     public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {}
     /// Does nothing.

@@ -69,6 +69,14 @@ public struct LoggingEventMonitor: EventMonitor {
         log(request, "retrying (retry \(request.retryCount + 1))")
     }
     /// Logs the event.
+    public func request(_ request: any Request, willRetryAfter delay: TimeInterval) {
+        log(request, "next attempt in \(String(format: "%.3f", delay)) s")
+    }
+    /// Logs the event, at `.warning` when a breaker opens.
+    public func circuitBreaker(_ breaker: CircuitBreaker, didTransition transition: CircuitBreaker.Transition) {
+        logger.log(level: transition.to == .open ? .warning : level, "circuit breaker \(transition)")
+    }
+    /// Logs the event.
     public func request(_ request: any Request, willRedirectTo redirect: URLRequest, for response: HTTPURLResponse) {
         log(request, "\(response.statusCode) redirects to \(CredentialRedaction.text(of: redirect.url, redacted: redactsCredentials, placeholder: "?"))")
     }

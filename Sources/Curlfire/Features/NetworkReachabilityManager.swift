@@ -15,6 +15,10 @@ import Musl
 /// a check that the interface holding the chosen source address is up and running. Reachable
 /// means a route exists and its interface is up; it says nothing about whether the host answers.
 /// Linux has no cellular distinction: reachable is always ``ConnectionType/ethernetOrWiFi``.
+///
+/// ``shared`` watches the network in general for the whole program, and every listening manager
+/// also posts `Notification.Name.Reachability.DidChange`. ``OfflineRetrier`` uses a
+/// manager to retry requests once the network is back.
 open class NetworkReachabilityManager: @unchecked Sendable {
     /// Whether and how the host can be reached.
     public enum NetworkReachabilityStatus: Equatable, Sendable {
@@ -80,6 +84,11 @@ open class NetworkReachabilityManager: @unchecked Sendable {
         target = .internet
     }
 
+    /// Watches `target` (``shared``: the network in general).
+    init(watching target: ReachabilityProbe.Target) {
+        self.target = target
+    }
+
     deinit {
         stopListening()
     }
@@ -131,6 +140,8 @@ open class NetworkReachabilityManager: @unchecked Sendable {
         let listener = storedListener
         let queue = self.queue
         lock.unlock()
+        NotificationCenter.default.post(name: Notification.Name.Reachability.DidChange, object: self,
+                                        userInfo: [Notification.Key.ReachabilityStatus: status])
         if let listener { queue.async { listener(status) } }
     }
 }

@@ -66,16 +66,28 @@ public struct Interceptor: RequestInterceptor {
         Self.adapt(urlRequest, with: adapters[...], for: session, completion: completion)
     }
 
+    /// Runs every adapter's request-aware form in order, each on the previous result, so an adapter
+    /// that needs the request (``IdempotencyKeyAdapter``) gets it; calls `completion` once.
+    public func adapt(_ urlRequest: URLRequest, for request: any Request, session: SessionManager,
+                      completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
+        Self.adapt(urlRequest, with: adapters[...], for: session, request: request, completion: completion)
+    }
+
     private static func adapt(_ urlRequest: URLRequest, with adapters: ArraySlice<any RequestAdapter>,
-                              for session: SessionManager,
+                              for session: SessionManager, request: (any Request)? = nil,
                               completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
         guard let first = adapters.first else { return completion(.success(urlRequest)) }
         let rest = adapters.dropFirst()
-        first.adapt(urlRequest, for: session) { result in
+        let next: @Sendable (Result<URLRequest, Error>) -> Void = { result in
             switch result {
-            case let .success(adapted): adapt(adapted, with: rest, for: session, completion: completion)
+            case let .success(adapted): adapt(adapted, with: rest, for: session, request: request, completion: completion)
             case .failure: completion(result)
             }
+        }
+        if let request {
+            first.adapt(urlRequest, for: request, session: session, completion: next)
+        } else {
+            first.adapt(urlRequest, for: session, completion: next)
         }
     }
 
