@@ -62,8 +62,9 @@ final class CurlAttempt: @unchecked Sendable {
     private var discardsBody = false
     /// Set when the sink refused bytes, to report a write failure precisely.
     private var sinkFailed = false
-    /// Set by the engine when the attempt was cancelled.
-    var cancelled = false
+    /// Set by the attempt's own write callback when it stopped the transfer for a cancelled request
+    /// (libcurl then reports `CURLE_WRITE_ERROR`); the engine passes its own endings directly.
+    private(set) var cancelled = false
     /// Set by the engine while the transfer is suspended. The data callbacks then ask libcurl to
     /// pause: `curl_easy_pause` alone is lost when it lands before the transfer has begun.
     var paused = false {
@@ -76,8 +77,6 @@ final class CurlAttempt: @unchecked Sendable {
     /// byte is timed to the millisecond too: libcurl's own low-speed check counts whole seconds and
     /// fires at about 1 s for a 0.3 s `timeoutInterval`, racing a response sent after 1 s.
     func startIdleClock() { idleClock.touch() }
-    /// Set by the engine when it ended the attempt for being idle.
-    var idleTimedOut = false
     /// The request's deadline (monotonic nanoseconds, `IdleClock.now()`), 0 for none: the engine
     /// ends the attempt when it passes (`timeoutIntervalForResource` bounds the whole request).
     var deadline: UInt64 = 0
@@ -334,7 +333,6 @@ final class CurlAttempt: @unchecked Sendable {
         if cancelled { return .cancelled }
         if code == CURLE_OK { return .completed }
         if let failure = reader.failure { return .bodyReadFailure(failure) }
-        if idleTimedOut { return .idleTimeout(seconds: options.requestTimeout) }
         let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
            options.trust != nil, let reason = trustFailure {

@@ -129,12 +129,12 @@ final class Engine: @unchecked Sendable {
     }
 
     private func handle(_ command: Command) {
+        assert(isCurrentThread, "engine-thread state touched from another thread")
         switch command {
         case let .add(attempt): add(attempt)
         case let .cancel(transfer):
             for attempt in active.values where attempt.transfer === transfer {
-                attempt.cancelled = true
-                finish(attempt, code: CURLE_ABORTED_BY_CALLBACK)
+                finish(attempt, ending: .cancelled) // the engine knows why: no flag, no stand-in code
             }
         case let .pause(transfer):
             for attempt in active.values where attempt.transfer === transfer {
@@ -222,8 +222,7 @@ final class Engine: @unchecked Sendable {
             if attempt.deadline > 0, now >= attempt.deadline {
                 finish(attempt, ending: .resourceTimeout(seconds: attempt.options.resourceTimeout))
             } else {
-                attempt.idleTimedOut = true
-                finish(attempt, code: CURLE_OPERATION_TIMEDOUT)
+                finish(attempt, ending: .idleTimeout(seconds: attempt.options.requestTimeout))
             }
         }
     }
@@ -240,6 +239,7 @@ final class Engine: @unchecked Sendable {
     }
 
     private func finish(_ attempt: CurlAttempt, ending: AttemptEnding?, code: CURLcode) {
+        assert(isCurrentThread, "engine-thread state touched from another thread")
         guard active.removeValue(forKey: ObjectIdentifier(attempt)) != nil else { return }
         let result = ending.map { attempt.finish(ending: $0) } ?? attempt.finish(code: code)
         if let easy = attempt.easy {
@@ -275,7 +275,6 @@ final class Engine: @unchecked Sendable {
             }
         }
         for attempt in Array(active.values) {
-            attempt.cancelled = false
             active[ObjectIdentifier(attempt)] = nil
             let result = attempt.finish(ending: .sessionDeinitialized)
             if let easy = attempt.easy {
