@@ -70,6 +70,8 @@ public enum CurlfireError: Error, Sendable {
     }
     /// A WebSocket connection failed (``WebSocketRequest``), with the reason.
     case webSocketFailed(reason: WebSocketFailureReason)
+    /// A server-sent event stream failed (``EventStreamRequest``), with the reason.
+    case eventStreamFailed(reason: EventStreamFailureReason)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -333,6 +335,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case .bodyStreamFailed(.notReplayable):
             return "The request body is a stream that was already read: it cannot be sent again (retry or 307/308 redirect)."
         case let .webSocketFailed(reason): return "WebSocket failed: \(reason)"
+        case let .eventStreamFailed(reason): return "Event stream failed: \(reason)"
         }
     }
 }
