@@ -176,7 +176,7 @@ let package = Package(
         // Playgrounds/OpenAPI compiles the same files through a symbolic link.
         .testTarget(
             name: "CurlfireOpenAPITests",
-            dependencies: ["Curlfire", "CurlfireOpenAPI", "CurlfireTestSupport",
+            dependencies: ["Curlfire", "CurlfireOpenAPI", "CurlfireTestSupport", "CurlfireTesting",
                            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                            .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
