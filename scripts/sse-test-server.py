@@ -10,6 +10,7 @@ Routes (the same app on both servers):
                                  each connection sends at most K of them, starting after the request's
                                  Last-Event-ID, then closes; once Last-Event-ID >= N it answers 204
                                  (stop). retry=MS sends a retry field with the first event.
+  /ticks?interval=S              an endless stream: one "tick" event (id and data = its number) every S s
   /headers                       one event whose data is the request's headers as JSON, then closes
   /chat (POST)                   an OpenAI-style streamed chat completion: the JSON body's "reply"
                                  split at spaces, one chunk object per token, then "data: [DONE]"
@@ -58,6 +59,19 @@ async def feed(request):
     return EventSourceResponse(events(), ping=15)
 
 
+async def ticks(request):
+    interval = float(request.query_params.get("interval", "0.1"))
+
+    async def events():
+        n = last_event_id(request)
+        while True:
+            n += 1
+            yield ServerSentEvent(id=str(n), event="tick", data=str(n))
+            await asyncio.sleep(interval)
+
+    return EventSourceResponse(events(), ping=15)
+
+
 async def headers(request):
     async def events():
         yield ServerSentEvent(data=json.dumps(dict(request.headers)))
@@ -100,7 +114,7 @@ async def not_a_stream(request):
 
 
 APP = Starlette(routes=[
-    Route("/feed", feed), Route("/headers", headers), Route("/chat", chat, methods=["POST"]),
+    Route("/feed", feed), Route("/ticks", ticks), Route("/headers", headers), Route("/chat", chat, methods=["POST"]),
     Route("/firehose", firehose), Route("/not-a-stream", not_a_stream),
 ])
 
