@@ -6,6 +6,7 @@ import PackageDescription
 let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
     ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", ["CurlfireTesting"]), ("Streaming", []),
     ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]), ("WebSocket", ["CurlfireTestSupport"]),
+    ("EventStream", ["CurlfireTesting"]),
     ("Observability", ["CurlfireMetrics", "CurlfireTracing",
                        .product(name: "Metrics", package: "swift-metrics"),
                        .product(name: "MetricsTestKit", package: "swift-metrics"),

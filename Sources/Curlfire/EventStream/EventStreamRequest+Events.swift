@@ -77,6 +77,8 @@ extension EventStreamRequest {
                 if let terminator, event.data == terminator {
                     ended = true
                     owner.cancel()
+                    // Until the cancelled connection ends, so its Timeline and metrics are recorded.
+                    while (try? await base.next()) != nil {}
                     return nil
                 }
                 let decoded = decoder.withLock { decoder in

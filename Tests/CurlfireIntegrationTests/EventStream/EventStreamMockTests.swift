@@ -186,6 +186,8 @@ final class EventStreamMockTests: XCTestCase {
         var values: [Chunk] = []
         for try await chunk in request.decodingEvents(of: Chunk.self) { values.append(chunk) }
         XCTAssertEqual(values.map(\.token), ["Hel", "lo", "!"])
+        XCTAssertEqual(request.connections.count, 1, "the connection ended at the terminator is recorded")
+        XCTAssertNotNil(request.connections.first?.metrics)
         let recorded = try XCTUnwrap(stream.takeRequest())
         XCTAssertEqual(recorded.method, "POST")
         let body = try XCTUnwrap(JSONSerialization.jsonObject(with: recorded.body) as? [String: Any])
