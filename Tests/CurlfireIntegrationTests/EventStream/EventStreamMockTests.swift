@@ -219,14 +219,17 @@ final class EventStreamMockTests: XCTestCase {
         }
     }
 
-    func testThatEveryReconnectionGoesThroughTheSessionsAdapterAndTrust() async throws {
+    func testThatEveryReconnectionGoesThroughTheSessionsAdapterMonitorsAndTrust() async throws {
         let server = try MockServer(tls: .selfSigned(hosts: ["localhost", "127.0.0.1"]))
         server.enqueue(.eventStream(events(1...2)))
         server.enqueue(.eventStream(events(3...3)))
         server.enqueue(MockResponse(statusCode: 204))
         let pinned = ServerTrustPolicyManager(policies: ["localhost": .pinCertificates(
             certificates: [try XCTUnwrap(server.certificate)], validateCertificateChain: false, validateHost: true)])
-        let session = SessionManager(serverTrustPolicyManager: pinned)
+        let finished = Recorder<String>()
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidFinish = { finished.append($0.request?.value(forHTTPHeaderField: "X-Adapted") ?? "-") }
+        let session = SessionManager(serverTrustPolicyManager: pinned, eventMonitors: [monitor])
         session.adapter = CountingAdapter()
         let url = server.url("/feed").absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")
         let (received, error) = await collect(session.eventStreamRequest(url, configuration: .init(reconnectionTime: 0.05)))
@@ -235,6 +238,8 @@ final class EventStreamMockTests: XCTestCase {
         XCTAssertEqual(server.takeRequest()?.header("X-Adapted"), "connection-1")
         XCTAssertEqual(server.takeRequest()?.header("X-Adapted"), "connection-2")
         XCTAssertEqual(server.takeRequest()?.header("X-Adapted"), "connection-3")
+        monitor.queue.sync {}
+        XCTAssertEqual(finished.all, ["connection-1", "connection-2", "connection-3"], "the monitor saw every connection")
 
         let stranger = try MockServer(tls: .selfSigned(hosts: ["localhost", "127.0.0.1"]))
         stranger.enqueue(.eventStream(events(1...1)))
