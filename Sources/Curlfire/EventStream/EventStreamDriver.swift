@@ -13,7 +13,7 @@ final class EventStreamDriver {
     }
 
     private let owner: EventStreamRequest
-    private var parser: EventStreamParser
+    private var parser: ServerSentEventParser
     private var reconnection: EventStreamReconnection
     private var connection: Connection?
     private var events: [ServerSentEvent] = []
@@ -24,7 +24,7 @@ final class EventStreamDriver {
 
     init(owner: EventStreamRequest) {
         self.owner = owner
-        parser = EventStreamParser(maximumEventSize: owner.configuration.maximumEventSize)
+        parser = ServerSentEventParser(maximumEventSize: owner.configuration.maximumEventSize)
         reconnection = EventStreamReconnection(configuration: owner.configuration)
     }
 

@@ -31,13 +31,13 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
 
     /// Makes the iterator.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), parser: EventStreamParser(maximumEventSize: maximumEventSize))
+        Iterator(base: base.makeAsyncIterator(), parser: ServerSentEventParser(maximumEventSize: maximumEventSize))
     }
 
     /// Iterates the events.
     public struct Iterator: AsyncIteratorProtocol {
         var base: DataStream.Iterator
-        var parser: EventStreamParser
+        var parser: ServerSentEventParser
         var events: [ServerSentEvent] = []
         var next = 0
 

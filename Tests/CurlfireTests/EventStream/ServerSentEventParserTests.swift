@@ -4,21 +4,21 @@ import XCTest
 /// The WHATWG HTML event stream interpretation, from the standard's own examples (section
 /// "Server-sent events", "Interpreting an event stream" and "Authoring notes"), each also fed
 /// one byte at a time and split at every position.
-final class EventStreamParserTests: XCTestCase {
+final class ServerSentEventParserTests: XCTestCase {
     private typealias Event = ServerSentEvent
 
     /// The events of `text` parsed whole, byte by byte, and in two pieces at every split point:
     /// all must agree.
     private func parse(_ bytes: [UInt8], limit: Int = 1 << 20, file: StaticString = #filePath,
                        line: UInt = #line) throws -> [Event] {
-        var whole = EventStreamParser(maximumEventSize: limit)
+        var whole = ServerSentEventParser(maximumEventSize: limit)
         let expected = try whole.parse(Data(bytes))
-        var single = EventStreamParser(maximumEventSize: limit)
+        var single = ServerSentEventParser(maximumEventSize: limit)
         var bytewise: [Event] = []
         for byte in bytes { bytewise += try single.parse(Data([byte])) }
         XCTAssertEqual(bytewise, expected, "byte by byte", file: file, line: line)
         for cut in 0...bytes.count {
-            var split = EventStreamParser(maximumEventSize: limit)
+            var split = ServerSentEventParser(maximumEventSize: limit)
             let events = try split.parse(Data(bytes[..<cut])) + split.parse(Data(bytes[cut...]))
             XCTAssertEqual(events, expected, "split at \(cut)", file: file, line: line)
         }
@@ -85,7 +85,7 @@ final class EventStreamParserTests: XCTestCase {
     }
 
     func testThatRetryTakesDigitsOnly() throws {
-        var parser = EventStreamParser(maximumEventSize: 1024)
+        var parser = ServerSentEventParser(maximumEventSize: 1024)
         XCTAssertEqual(try parser.parse(Data("retry: 1500\ndata: a\n\n".utf8)), [Event(data: "a", retry: 1500)])
         XCTAssertEqual(parser.reconnectionTime, 1500)
         for ignored in ["retry: 15a\n", "retry:\n", "retry: -1\n", "retry: 1.5\n", "retry:  2\n"] {
@@ -106,20 +106,27 @@ final class EventStreamParserTests: XCTestCase {
                        [Event(data: "a\u{FFFD}\u{FFFD}")])
     }
 
+    func testThatFieldsSplitOnCodePointsNotGraphemes() throws {
+        // Found by the fuzz target's first model: ":" or " " followed by a combining mark is one
+        // Character in Swift, but the standard splits code points.
+        XCTAssertEqual(try parse("data:\u{06D6}\n\r"), [Event(data: "\u{06D6}")])
+        XCTAssertEqual(try parse("data: \u{0301}x\n\n"), [Event(data: "\u{0301}x")])
+    }
+
     func testThatAnEventPastTheLimitThrowsATypedError() throws {
-        var parser = EventStreamParser(maximumEventSize: 16)
+        var parser = ServerSentEventParser(maximumEventSize: 16)
         XCTAssertEqual(try parser.parse(Data("data: 0123456789\n\n".utf8)).map(\.data), ["0123456789"])
         XCTAssertThrowsError(try parser.parse(Data("data: 0123456789\ndata: x".utf8))) { error in
             guard case .eventStreamFailed(.eventTooLarge(16))? = error as? CurlfireError else {
                 return XCTFail("\(error)")
             }
         }
-        var line = EventStreamParser(maximumEventSize: 16)
+        var line = ServerSentEventParser(maximumEventSize: 16)
         XCTAssertThrowsError(try line.parse(Data(repeating: 0x61, count: 17)), "one unfinished line past the limit")
     }
 
     func testThatANewConnectionKeepsTheLastEventIDAndDropsThePartialEvent() throws {
-        var parser = EventStreamParser(maximumEventSize: 1024)
+        var parser = ServerSentEventParser(maximumEventSize: 1024)
         _ = try parser.parse(Data("id: 41\ndata: a\n\ndata: half".utf8))
         parser.startConnection()
         XCTAssertEqual(parser.lastEventID, "41")

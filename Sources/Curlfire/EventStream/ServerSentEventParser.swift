@@ -8,13 +8,22 @@ import Foundation
 /// A blank line dispatches the event being built, unless its data buffer is empty; an event not
 /// finished by a blank line when the stream ends is discarded. The last event ID and the
 /// reconnection time outlive a connection (``startConnection()``).
-struct EventStreamParser: Sendable {
+///
+/// ``EventStreamRequest`` and ``StreamRequest/streamingEvents(maximumEventSize:)`` use it; it is
+/// public for bodies that arrive some other way (a file, another transport).
+///
+/// ```swift
+/// var parser = ServerSentEventParser()
+/// for chunk in chunks { for event in try parser.parse(chunk) { print(event.data) } }
+/// parser.finish()
+/// ```
+public struct ServerSentEventParser: Sendable {
     /// The most bytes one event may hold: its data buffer plus the line being read.
-    let maximumEventSize: Int
+    public let maximumEventSize: Int
     /// The last event ID buffer (the latest `id:` without NUL).
-    private(set) var lastEventID = ""
+    public private(set) var lastEventID = ""
     /// The latest valid `retry:` value in milliseconds.
-    private(set) var reconnectionTime: Int?
+    public private(set) var reconnectionTime: Int?
 
     private var line: [UInt8] = []
     private var data: [UInt8] = []
@@ -30,13 +39,15 @@ struct EventStreamParser: Sendable {
     private static let lf: UInt8 = 0x0A
 
     /// A parser whose events hold at most `maximumEventSize` bytes.
-    init(maximumEventSize: Int) {
+    ///
+    /// - Parameter maximumEventSize: The most bytes one event may hold. 4 MiB by default.
+    public init(maximumEventSize: Int = 4 << 20) {
         self.maximumEventSize = max(1, maximumEventSize)
     }
 
     /// Forgets what the previous connection left unfinished (a new stream: its BOM, its partial
     /// event), keeping the last event ID and the reconnection time.
-    mutating func startConnection() {
+    public mutating func startConnection() {
         line.removeAll(keepingCapacity: true)
         data.removeAll(keepingCapacity: true)
         eventType.removeAll()
@@ -49,7 +60,7 @@ struct EventStreamParser: Sendable {
     ///
     /// - Throws: ``CurlfireError/EventStreamFailureReason/eventTooLarge(limit:)`` when an event
     ///   grows past ``maximumEventSize``; the parser is then spent.
-    mutating func parse(_ chunk: some DataProtocol) throws -> [ServerSentEvent] {
+    public mutating func parse(_ chunk: some DataProtocol) throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         for region in chunk.regions {
             try region.withUnsafeBytes { try parse(bytes: $0, into: &events) }
@@ -109,7 +120,7 @@ struct EventStreamParser: Sendable {
     }
 
     /// The stream ended: the unfinished event is discarded (the standard's rule).
-    mutating func finish() {
+    public mutating func finish() {
         startConnection()
     }
 
