@@ -95,8 +95,11 @@ final class EventStreamPeerTests: XCTestCase {
     func testThatASlowConsumerOf100MBOfEventsKeepsMemoryFlat() async throws {
         let server = try SSETestServer.shared()
         try XCTSkipUnless(PeakMemory.reset(), "/proc/self/clear_refs is not writable here")
+        // 20 MiB under ThreadSanitizer (make sanitize-thread), where it runs several times slower;
+        // AddressSanitizer skips it (ASAN_SKIP in the Makefile: no memory ceiling holds there).
+        let megabytes = ProcessInfo.processInfo.environment["CURLFIRE_SANITIZER"] == nil ? 100 : 20
         let baseline = try PeakMemory.kilobytes("VmRSS")
-        let request = SessionManager().eventStreamRequest(server.http("/firehose?mb=100&size=1000"),
+        let request = SessionManager().eventStreamRequest(server.http("/firehose?mb=\(megabytes)&size=1000"),
                                                           configuration: .init(reconnects: false))
         let started = Date()
         var count = 0
@@ -109,7 +112,7 @@ final class EventStreamPeerTests: XCTestCase {
         }
         let elapsed = Date().timeIntervalSince(started)
         let growth = try PeakMemory.kilobytes("VmHWM") - baseline
-        XCTAssertGreaterThan(bytes, 95 << 20)
+        XCTAssertGreaterThan(bytes, (megabytes - 5) << 20)
         XCTAssertLessThan(growth, 32 * 1024, "peak memory grew by \(growth) KiB reading \(bytes >> 20) MiB of events slowly")
         print(String(format: "sse firehose: %d events, %d MiB of data in %.1f s (%.0f events/s), peak RSS growth %d KiB",
                      count, bytes >> 20, elapsed, Double(count) / elapsed, growth))
