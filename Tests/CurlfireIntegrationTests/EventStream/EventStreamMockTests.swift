@@ -195,6 +195,25 @@ final class EventStreamMockTests: XCTestCase {
         XCTAssertEqual(stream.requestCount, 1, "the terminator ends the stream: no reconnection")
     }
 
+    func testThatTheModuleLevelFormSendsAURLRequestsPOSTBodyOnEveryConnection() async throws {
+        let server = try MockServer()
+        server.enqueue(.eventStream(events(1...1)))
+        server.enqueue(.eventStream(events(2...2)))
+        server.enqueue(MockResponse(statusCode: 204))
+        var urlRequest = URLRequest(url: server.url("/v1/responses"))
+        urlRequest.httpMethod = "POST"
+        urlRequest.httpBody = Data(#"{"input":"hi","stream":true}"#.utf8)
+        urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (received, error) = await collect(Curlfire.eventStreamRequest(urlRequest, configuration: .init(reconnectionTime: 0.01)))
+        XCTAssertNil(error)
+        XCTAssertEqual(received.map(\.id), ["1", "2"])
+        for index in 0..<3 {
+            let recorded = try XCTUnwrap(server.takeRequest(), "connection \(index)")
+            XCTAssertEqual(recorded.method, "POST")
+            XCTAssertEqual(String(decoding: recorded.body, as: UTF8.self), #"{"input":"hi","stream":true}"#)
+        }
+    }
+
     func testThatAnUndecodableEventFailsTheDecodingSequence() async throws {
         let server = try MockServer()
         server.enqueue(.eventStream([ServerSentEvent(data: "{\"token\":\"a\"}"), ServerSentEvent(data: "not json")]))
