@@ -6,6 +6,7 @@ import PackageDescription
 let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
     ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", ["CurlfireTesting"]), ("Streaming", []),
     ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]), ("WebSocket", ["CurlfireTestSupport"]),
+    ("EventStream", ["CurlfireTesting"]),
     ("Observability", ["CurlfireMetrics", "CurlfireTracing",
                        .product(name: "Metrics", package: "swift-metrics"),
                        .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -176,7 +177,7 @@ let package = Package(
         // Playgrounds/OpenAPI compiles the same files through a symbolic link.
         .testTarget(
             name: "CurlfireOpenAPITests",
-            dependencies: ["Curlfire", "CurlfireOpenAPI", "CurlfireTestSupport",
+            dependencies: ["Curlfire", "CurlfireOpenAPI", "CurlfireTestSupport", "CurlfireTesting",
                            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                            .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"]

@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
         // The WebSocket benchmark's peer client (WebSocketBench).
         .package(url: "https://github.com/vapor/websocket-kit", from: "2.15.0"),
+        // The server-sent event benchmark's peer decoder (SSEBench).
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         // The ceiling: libcurl driven directly from C, no Swift on the hot path.
@@ -43,6 +45,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        // Server-sent event parsing: Curlfire next to swift-openapi-runtime's decoder, and end to end.
+        .executableTarget(
+            name: "SSEBench",
+            dependencies: [
+                .product(name: "Curlfire", package: "Curlfire"),
+                .product(name: "CurlfireTesting", package: "Curlfire"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
     ],

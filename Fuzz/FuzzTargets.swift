@@ -13,6 +13,7 @@ enum FuzzTargets {
         ("resumedata", ResumeDataTarget.run),
         ("headers", HeadersTarget.run),
         ("websocket", WebSocketTarget.run),
+        ("eventstream", EventStreamTarget.run),
     ]
 
     /// The target named by the environment; exits with a usage message when it is missing or unknown.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Curlfire's benchmarks (docs/Performance.md): builds the Benchmarks package in release, starts
 # nginx on loopback with a 1 GiB large.bin (scripts/test-servers.py, state in $BENCH_STATE_DIR),
-# then runs every scenario for every client, interleaved, and the WebSocket rows (WebSocketBench). Extra arguments go to `CurlfireBench run`
+# then runs every scenario for every client, interleaved, the WebSocket rows (WebSocketBench) and the
+# server-sent event rows (SSEBench). Extra arguments go to `CurlfireBench run`
 # (e.g. --repetitions 3 --seconds 1 --scenarios sequential-small,concurrent-8-h1).
 # The servers stop by themselves shortly after this script exits.
 #
@@ -44,3 +45,5 @@ LD_PRELOAD="$counter" "$bin" run --servers "$STATE_DIR/servers.json" --json "$RE
     ${download_args[@]+"${download_args[@]}"} "$@"
 # WebSocket: Curlfire next to vapor/websocket-kit against a swift-nio echo server of its own.
 "$(dirname "$bin")/WebSocketBench" --markdown "$RESULTS/websocket-latest.md"
+# Server-sent events: Curlfire's parser next to swift-openapi-runtime's, then end to end on loopback.
+"$(dirname "$bin")/SSEBench" --markdown "$RESULTS/sse-latest.md"

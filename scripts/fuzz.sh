@@ -25,7 +25,7 @@ FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_NICE=${FUZZ_NICE:-10}
 SWIFTC=${SWIFTC:-swiftc}
 SWIFT=${SWIFT:-swift}
-TARGETS=(urlencoding formencoder multipart json string plist certificate resumedata headers websocket)
+TARGETS=(urlencoding formencoder multipart json string plist certificate resumedata headers websocket eventstream)
 
 # Sanitizer settings: Foundation's own leaks are suppressed; Swift's backtracer is off so a crash
 # report is ASan's alone.

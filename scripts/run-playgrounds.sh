@@ -4,17 +4,17 @@
 #   scripts/run-playgrounds.sh [STATE_DIR]        (what `make playgrounds` runs)
 #
 # Starts (or reuses) httpbin, the TLS variants and nginx with its large file in STATE_DIR
-# (.testservers by default) for as long as this script runs (Retry, Testing and Caching serve
+# (.testservers by default) for as long as this script runs (Retry, Testing, Caching and EventStream serve
 # themselves with CurlfireTesting's MockServer); builds the playgrounds once; then runs Tour,
-# Downloads, Uploads, Pinning, Retry, Streaming, Testing, Caching, Observability, OpenAPI and
-# WebSocket in turn, each with its own output, and prints a summary with each one's status and duration.
+# Downloads, Uploads, Pinning, Retry, Streaming, Testing, Caching, Observability, OpenAPI,
+# WebSocket and EventStream in turn, each with its own output, and prints a summary with each one's status and duration.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 STATE_DIR=${1:-.testservers}
 SWIFT=${SWIFT:-swift}
 PYTHON=${PYTHON:-python3}
-PLAYGROUNDS=(Tour Downloads Uploads Pinning Retry Streaming Testing Caching Observability OpenAPI WebSocket)
+PLAYGROUNDS=(Tour Downloads Uploads Pinning Retry Streaming Testing Caching Observability OpenAPI WebSocket EventStream)
 
 # Milliseconds since the epoch, and "1.2 s" from a number of milliseconds.
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

@@ -71,6 +71,18 @@ REQUIREMENTS = [
     "hyperframe==6.1.0",
     # WebSocket peers (scripts/ws-test-server.py): echo, subprotocols, permessage-deflate.
     "websockets==17.4",
+    # Server-sent event peers (scripts/sse-test-server.py): sse-starlette under uvicorn (HTTP/1.1)
+    # and Hypercorn (HTTP/2 over TLS), with what they resolve to on CPython 3.11.
+    "sse-starlette==3.7.0",
+    "uvicorn==0.54.0",
+    "Hypercorn==0.18.0",
+    "starlette==1.10.0",
+    "anyio==4.16.0",
+    "h11==0.16.0",
+    "idna==3.20",
+    "priority==2.0.0",
+    "typing_extensions==4.16.0",
+    "wsproto==1.3.2",
 ]
 
 # name -> (certificate file, key file) inside the PKI directory.

@@ -55,6 +55,11 @@ public struct MockResponse: Sendable {
     /// How long a stall at ``stallPoint`` lasts before the connection is closed; `.infinity` (until
     /// the server shuts down) by default.
     public private(set) var stallDuration: TimeInterval = .infinity
+    /// Where each event of an ``eventStream(_:interval:retry:)`` body ends (byte offsets); empty
+    /// for any other body.
+    public internal(set) var eventEnds: [Int] = []
+    /// The wait before each event after the first, for an ``eventStream(_:interval:retry:)``.
+    public internal(set) var eventInterval: TimeInterval = 0
 
     /// Creates a response.
     ///

@@ -73,6 +73,8 @@ public enum CurlfireError: Error, Sendable {
     }
     /// A WebSocket connection failed (``WebSocketRequest``), with the reason.
     case webSocketFailed(reason: WebSocketFailureReason)
+    /// A server-sent event stream failed (``EventStreamRequest``), with the reason.
+    case eventStreamFailed(reason: EventStreamFailureReason)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -339,6 +341,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case let .circuitOpen(host):
             return "The circuit breaker for \(host) is open after too many failed requests, so this request "
                 + "was not sent; it lets a probe through once its cool-down has passed."
+        case let .eventStreamFailed(reason): return "Event stream failed: \(reason)"
         }
     }
 }

@@ -28,6 +28,7 @@ struct CurlfireCommand: AsyncParsableCommand {
               curlfire --form POST :8080/upload title=cat photo@cat.jpg
               curlfire -d -o big.bin https://example.org/big.bin --continue
               curlfire --ws wss://example.org/chat --ws-protocol chat.v2 < lines.txt
+              curlfire --sse https://example.org/events
 
             EXIT CODES
             \(ExitStatus.helpTable)
@@ -46,6 +47,7 @@ struct CurlfireCommand: AsyncParsableCommand {
     @OptionGroup(title: "TLS") var tls: TLSOptions
     @OptionGroup(title: "Transfer") var transfer: TransferOptions
     @OptionGroup(title: "WebSocket") var webSocket: WebSocketOptions
+    @OptionGroup(title: "Server-sent events") var eventStream: EventStreamOptions
 
     func validate() throws {
         if request.isEmpty { throw ValidationError("a URL is required") }
@@ -57,13 +59,18 @@ struct CurlfireCommand: AsyncParsableCommand {
         if transfer.maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let auth = transfer.auth, !auth.contains(":") { throw ValidationError("--auth takes user:pass") }
         if webSocket.enabled, download.download { throw ValidationError("--ws and --download do not go together") }
+        if eventStream.enabled, webSocket.enabled || download.download {
+            throw ValidationError("--sse goes with neither --ws nor --download")
+        }
     }
 
     func run() async throws {
         do {
             let prepared = try PreparedRequest(command: self)
             let session = try SessionFactory.make(command: self, prepared: prepared)
-            if webSocket.enabled {
+            if eventStream.enabled {
+                try await EventStreamExchange(command: self, prepared: prepared, session: session).run()
+            } else if webSocket.enabled {
                 try await WebSocketExchange(command: self, prepared: prepared, session: session).run()
             } else if download.download {
                 try await DownloadExchange(command: self, prepared: prepared, session: session).run()

@@ -124,3 +124,11 @@ struct WebSocketOptions: ParsableArguments {
     @Flag(name: .customLong("ws-deflate"), help: "Offer permessage-deflate compression.")
     var deflate = false
 }
+
+struct EventStreamOptions: ParsableArguments {
+    @Flag(name: .customLong("sse"), help: "Server-sent events mode: print each event (event, id, data) as it arrives, reconnecting with Last-Event-ID; Ctrl-C ends it.")
+    var enabled = false
+
+    @Flag(name: .customLong("sse-once"), help: "With --sse: do not reconnect when the connection ends (an LLM completion, say).")
+    var once = false
+}

@@ -25,8 +25,10 @@ struct ResponseWriter {
 
         if hasBody {
             let stopsMidBody = response.disconnectPoint == .midBody || response.stallPoint == .midBody
-            let limit = stopsMidBody ? response.body.count / 2 : response.body.count
-            guard try writeBody(response, upTo: limit) else { return false }
+            let limit = stopsMidBody ? response.midBodyLength : response.body.count
+            let written = response.eventEnds.isEmpty ? try writeBody(response, upTo: limit)
+                : try writeEvents(response, upTo: limit)
+            guard written else { return false }
             if endsResponse(response, at: .midBody) { return false }
             if response.isChunked { try stream.write("0\r\n\r\n") }
         }
@@ -58,6 +60,23 @@ struct ResponseWriter {
         }
         if closing && !names.contains("connection") { text += "Connection: close\r\n" }
         return text + "\r\n"
+    }
+
+    /// Writes the events of an event stream ending within the first `limit` bytes, one chunk each,
+    /// waiting the response's interval before each after the first.
+    ///
+    /// - Returns: `false` when the server shut down during a wait.
+    private func writeEvents(_ response: MockResponse, upTo limit: Int) throws -> Bool {
+        var start = 0
+        for (index, end) in response.eventEnds.enumerated() where end <= limit {
+            if index > 0, response.eventInterval > 0, waitOrStop(response.eventInterval) { return false }
+            let bytes = response.body[start..<end]
+            try stream.write(String(bytes.count, radix: 16) + "\r\n")
+            try bytes.withUnsafeBytes { try stream.write($0) }
+            try stream.write("\r\n")
+            start = end
+        }
+        return true
     }
 
     /// Writes the first `limit` bytes of the body in slices, paced when throttled.
