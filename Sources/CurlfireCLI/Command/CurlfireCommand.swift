@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Curlfire
 import CurlfireCLIKit
@@ -105,3 +106,4 @@ struct CurlfireCommand: AsyncParsableCommand {
         _exit(status)
     }
 }
+#endif

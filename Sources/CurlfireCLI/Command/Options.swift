@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import CurlfireCLIKit
 
@@ -124,3 +125,4 @@ struct WebSocketOptions: ParsableArguments {
     @Flag(name: .customLong("ws-deflate"), help: "Offer permessage-deflate compression.")
     var deflate = false
 }
+#endif
