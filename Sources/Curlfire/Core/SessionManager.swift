@@ -148,7 +148,7 @@ public final class SessionManager: @unchecked Sendable {
     }
 
     /// The trust bridge for a host, or `nil` when libcurl's own verification applies (no policy for
-    /// the host and no private roots).
+    /// the host, no private roots, and the manager does not require a policy for every host).
     ///
     /// Asked once per host and kept for the session's life, so a host's policy never changes under
     /// a live connection or a cached TLS session: libcurl's connection-reuse and session-resumption
@@ -159,11 +159,13 @@ public final class SessionManager: @unchecked Sendable {
         return state.withLock { values -> (any TLSContextConfiguring)? in
             if let cached = values.trustBridges[key] { return cached }
             let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
-            guard policy != nil || !configuration.trustedRootCertificates.isEmpty else {
+            let policyRequired = serverTrustPolicyManager?.allHostsMustBeEvaluated ?? false
+            guard policy != nil || policyRequired || !configuration.trustedRootCertificates.isEmpty else {
                 values.trustBridges[key] = .some(nil)
                 return nil
             }
-            let bridge = TLSTrustBridge(host: key, policy: policy, trustedRoots: configuration.trustedRootCertificates)
+            let bridge = TLSTrustBridge(host: key, policy: policy, policyRequired: policyRequired,
+                                        trustedRoots: configuration.trustedRootCertificates)
             values.trustBridges[key] = .some(bridge)
             return bridge
         }

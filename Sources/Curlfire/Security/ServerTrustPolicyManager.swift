@@ -4,24 +4,41 @@ import Foundation
 ///
 /// Keys are host names or IP addresses, compared case-insensitively, or wildcards such as
 /// `"*.example.com"`, which match exactly one more label: `api.example.com`, but neither
-/// `example.com` nor `a.b.example.com`. An exact key wins over a wildcard. A host with no policy is
-/// evaluated as ``ServerTrustPolicy/performDefaultEvaluation(validateHost:)`` with `validateHost: true`.
+/// `example.com` nor `a.b.example.com`. An exact key wins over a wildcard. The key is compared with
+/// the host *as the URL spells it*: a policy under `"127.0.0.1"` does not apply to
+/// `https://localhost/`, even though both reach the same server.
+///
+/// A host with no policy is evaluated as ``ServerTrustPolicy/performDefaultEvaluation(validateHost:)``
+/// with `validateHost: true` — unless ``allHostsMustBeEvaluated`` is `true` (Alamofire 5's name):
+/// then its TLS handshake fails with ``CurlfireError/serverTrustEvaluationFailed(host:reason:)`` and
+/// ``CurlfireError/ServerTrustFailureReason/noPolicyForHost``, so a key that does not match the URL
+/// fails loudly instead of quietly trusting the system roots.
 ///
 /// Subclass and override ``serverTrustPolicy(forHost:)`` for other matching rules. The manager is
 /// immutable after `init`; an override must be safe to call from the session's engine thread.
 open class ServerTrustPolicyManager: @unchecked Sendable {
     /// The policies, keyed by host or wildcard pattern, as given.
     public let policies: [String: ServerTrustPolicy]
+    /// Whether an HTTPS host without a policy fails its handshake with
+    /// ``CurlfireError/ServerTrustFailureReason/noPolicyForHost`` instead of getting default
+    /// evaluation. `false` by default (Alamofire 4's behaviour; Alamofire 5's `ServerTrustManager`
+    /// defaults to `true`). Plain HTTP requests are not evaluated either way.
+    public let allHostsMustBeEvaluated: Bool
 
     private let exact: [String: ServerTrustPolicy]
     private let wildcards: [String: ServerTrustPolicy]  // keyed by the suffix after "*.", lowercased
 
     /// Creates a manager.
     ///
-    /// - Parameter policies: policies keyed by host (`"api.example.com"`, `"127.0.0.1"`) or wildcard
-    ///                       (`"*.example.com"`). Of keys differing only in case, one is kept.
-    public init(policies: [String: ServerTrustPolicy]) {
+    /// - Parameters:
+    ///   - policies:                policies keyed by host (`"api.example.com"`, `"127.0.0.1"`) or
+    ///                              wildcard (`"*.example.com"`), matched against the URL's host
+    ///                              exactly. Of keys differing only in case, one is kept.
+    ///   - allHostsMustBeEvaluated: whether an HTTPS host without a policy fails instead of getting
+    ///                              default evaluation. `false` by default.
+    public init(policies: [String: ServerTrustPolicy], allHostsMustBeEvaluated: Bool = false) {
         self.policies = policies
+        self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
         var exact: [String: ServerTrustPolicy] = [:]
         var wildcards: [String: ServerTrustPolicy] = [:]
         for (key, policy) in policies.sorted(by: { $0.key < $1.key }) {
@@ -39,7 +56,8 @@ open class ServerTrustPolicyManager: @unchecked Sendable {
     /// The policy for a host: an exact key first, then a one-label wildcard.
     ///
     /// - Parameter host: the host name or IP address of the request's URL.
-    /// - Returns: the policy, or `nil` when none applies (the session then uses default evaluation).
+    /// - Returns: the policy, or `nil` when none applies (the session then uses default evaluation, or
+    ///            fails the handshake when ``allHostsMustBeEvaluated`` is `true`).
     open func serverTrustPolicy(forHost host: String) -> ServerTrustPolicy? {
         let name = Self.normalized(host)
         if let policy = exact[name] { return policy }
