@@ -54,9 +54,14 @@ pki:
 build:
 	$(SWIFT) build $(SWIFT_TRAITS)
 
+# The stamp lets scripts/check-tmp-keys.sh fail the run when anything wrote a private key to /tmp.
+TMP_KEYS_STAMP := .build/tmp-keys.stamp
+
 test: deps
 	$(SWIFT) build $(SWIFT_TRAITS) --build-tests
+	touch $(TMP_KEYS_STAMP)
 	$(SWIFT) test $(SWIFT_TRAITS) 2>&1 | tee $(TEST_LOG)
+	scripts/check-tmp-keys.sh $(TMP_KEYS_STAMP)
 	@scripts/check-skips.sh $(TEST_LOG) || echo "make test: some skips are not on Tests/skip-allowlist.txt (make check-skips fails on them)"
 
 # The servers live as long as this recipe's shell (the watchdog stops them afterwards, unless they
