@@ -11,7 +11,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
     /// A sentence saying what failed and why, ending with a period.
     public var description: String {
         switch self {
-        case let .invalidURL(url): return "\(Self.quoted(url)) is not a valid absolute URL."
+        case let .invalidURL(url): return "The URL \(Self.quoted(url)) is not a valid absolute URL."
         case let .invalidHeader(name):
             return "The header \(Self.quoted(name)) holds CR, LF or NUL, which would split the request; nothing was sent."
         case .bodyDataInGETRequest:
@@ -38,7 +38,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case let .createURLRequestFailed(error):
             return "The request modifier threw, so nothing was sent: \(Self.clause(Self.describe(error)))"
         case let .requestAlreadyStarted(modifier):
-            return "\(modifier) was applied to a request that had already started or had a response handler; "
+            return "The modifier \(modifier) was applied to a request that had already started or had a response handler; "
                 + "nothing was sent for the modified request. Apply modifiers before attaching a handler."
         case let .cacheMiss(url):
             return "No usable cached response for \(url), and the request may only be answered from the cache."

@@ -37,9 +37,9 @@ public struct JSONEncoding: ParameterEncoding {
         /// The path and type of the first value (in sorted key order) that JSON cannot hold.
         private static func firstInvalidValue(in value: Any, at path: String) -> (path: String, typeDescription: String)? {
             if let dictionary = value as? [String: Any] {
-                for key in dictionary.keys.sorted() {
+                for (key, element) in dictionary.sorted(by: { $0.key < $1.key }) {
                     let child = path.isEmpty ? key : "\(path).\(key)"
-                    if let found = firstInvalidValue(in: dictionary[key] as Any, at: child) { return found }
+                    if let found = firstInvalidValue(in: element, at: child) { return found }
                 }
                 return nil
             }

@@ -28,29 +28,50 @@ open class ServerTrustPolicyManager: @unchecked Sendable {
     private let exact: [String: ServerTrustPolicy]
     private let wildcards: [String: ServerTrustPolicy]  // keyed by the suffix after "*.", lowercased
 
+    /// Creates a manager that gives hosts without a policy default evaluation (Alamofire 4's behaviour).
+    ///
+    /// - Parameter policies: policies keyed by host (`"api.example.com"`, `"127.0.0.1"`) or wildcard
+    ///                       (`"*.example.com"`), matched against the URL's host exactly. Of keys
+    ///                       differing only in case, one is kept.
+    public init(policies: [String: ServerTrustPolicy]) {
+        self.policies = policies
+        allHostsMustBeEvaluated = false
+        let index = ServerTrustPolicyManager.index(policies)
+        exact = index.exact
+        wildcards = index.wildcards
+    }
+
     /// Creates a manager.
     ///
     /// - Parameters:
     ///   - policies:                policies keyed by host (`"api.example.com"`, `"127.0.0.1"`) or
     ///                              wildcard (`"*.example.com"`), matched against the URL's host
     ///                              exactly. Of keys differing only in case, one is kept.
-    ///   - allHostsMustBeEvaluated: whether an HTTPS host without a policy fails instead of getting
-    ///                              default evaluation. `false` by default.
-    public init(policies: [String: ServerTrustPolicy], allHostsMustBeEvaluated: Bool = false) {
+    ///   - allHostsMustBeEvaluated: whether an HTTPS host without a policy fails its handshake with
+    ///                              ``CurlfireError/ServerTrustFailureReason/noPolicyForHost`` instead
+    ///                              of getting default evaluation.
+    public init(policies: [String: ServerTrustPolicy], allHostsMustBeEvaluated: Bool) {
         self.policies = policies
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
+        let index = ServerTrustPolicyManager.index(policies)
+        exact = index.exact
+        wildcards = index.wildcards
+    }
+
+    /// The exact keys and the wildcard suffixes, lowercased.
+    private static func index(_ policies: [String: ServerTrustPolicy])
+        -> (exact: [String: ServerTrustPolicy], wildcards: [String: ServerTrustPolicy]) {
         var exact: [String: ServerTrustPolicy] = [:]
         var wildcards: [String: ServerTrustPolicy] = [:]
         for (key, policy) in policies.sorted(by: { $0.key < $1.key }) {
-            let lowered = Self.normalized(key)
+            let lowered = normalized(key)
             if lowered.hasPrefix("*."), lowered.count > 2 {
                 wildcards[String(lowered.dropFirst(2))] = policy
             } else {
                 exact[lowered] = policy
             }
         }
-        self.exact = exact
-        self.wildcards = wildcards
+        return (exact, wildcards)
     }
 
     /// The policy for a host: an exact key first, then a one-label wildcard.

@@ -117,7 +117,7 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
         let request = URLRequest(url: try XCTUnwrap(URL(string: "https://example.com/items")))
         XCTAssertThrowsError(try JSONEncoding.default.encode(request, with: ["name": "a", "meta": ["created": Date()]])) { error in
             XCTAssertEqual((error as? CurlfireError)?.localizedDescription,
-                           "The parameters could not be encoded as JSON: the value at `meta.created` is a Date, which JSON cannot hold.")
+                           "The parameters could not be encoded as JSON: The value at `meta.created` is a Date, which JSON cannot hold.")
         }
         struct Price: Encodable { let amount: Double }
         XCTAssertThrowsError(try JSONParameterEncoder.default.encode(["list": [Price(amount: 1), Price(amount: .nan)]], into: request)) { error in
