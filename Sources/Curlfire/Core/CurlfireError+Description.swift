@@ -125,10 +125,16 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         return " at `\(text)`"
     }
 
-    /// `text` without its final period or white space, to be embedded in a longer sentence.
+    /// `text` without its final period or white space, to be embedded in a longer sentence: a
+    /// capitalised first word becomes lower case ("Failed to connect" → "failed to connect"), an
+    /// acronym or a name does not ("OpenSSL", "HTTP/0.9").
     static func fragment(_ text: String) -> String {
         var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         while text.hasSuffix(".") { text.removeLast() }
+        let word = text.prefix { !$0.isWhitespace }
+        if let first = word.first, first.isUppercase, word.count > 1, word.dropFirst().allSatisfy(\.isLowercase) {
+            text = first.lowercased() + text.dropFirst()
+        }
         return text
     }
 

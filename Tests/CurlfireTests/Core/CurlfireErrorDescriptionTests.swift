@@ -100,6 +100,15 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
         XCTAssertEqual(error.localizedDescription, "A validation closure rejected the response: the token expired.")
     }
 
+    func testThatAnEmbeddedReasonContinuesTheSentence() {
+        let trust = CurlfireError.serverTrustEvaluationFailed(host: "localhost", reason: .hostMismatch)
+        XCTAssertEqual(trust.localizedDescription, "The server localhost was not trusted: its certificate does not name the host the URL names.")
+        let openSSL = CurlfireError.serverTrustEvaluationFailed(host: "localhost", reason: .other(message: "odd"))
+        XCTAssertEqual(openSSL.localizedDescription, "The server localhost was not trusted: OpenSSL rejected it: odd.")
+        let transport = CurlfireError.sessionTaskFailed(code: .cannotConnect, message: "Failed to connect to 127.0.0.1 port 9")
+        XCTAssertEqual(transport.localizedDescription, "Could not connect to the server: failed to connect to 127.0.0.1 port 9.")
+    }
+
     func testThatMultipartFileErrorsNameTheFile() {
         let error = CurlfireError.multipartEncodingFailed(reason: .bodyPartFileNotReachable(at: Self.url))
         XCTAssertEqual(error.localizedDescription, "The multipart body part's file /tmp/curlfire-description/part.bin does not exist.")
@@ -117,7 +126,7 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
         let request = URLRequest(url: try XCTUnwrap(URL(string: "https://example.com/items")))
         XCTAssertThrowsError(try JSONEncoding.default.encode(request, with: ["name": "a", "meta": ["created": Date()]])) { error in
             XCTAssertEqual((error as? CurlfireError)?.localizedDescription,
-                           "The parameters could not be encoded as JSON: The value at `meta.created` is a Date, which JSON cannot hold.")
+                           "The parameters could not be encoded as JSON: the value at `meta.created` is a Date, which JSON cannot hold.")
         }
         struct Price: Encodable { let amount: Double }
         XCTAssertThrowsError(try JSONParameterEncoder.default.encode(["list": [Price(amount: 1), Price(amount: .nan)]], into: request)) { error in
