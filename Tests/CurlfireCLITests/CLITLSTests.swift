@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import Foundation
 import XCTest
@@ -65,3 +66,4 @@ final class CLITLSTests: XCTestCase {
         XCTAssertEqual(missingKey.status, 2, missingKey.stderr)
     }
 }
+#endif
