@@ -8,6 +8,7 @@
 #   make servers       start the test servers in $(STATE_DIR) (they run until `make stop-servers`)
 #   make stop-servers  stop them
 #   make check-servers check every server's TLS behaviour with the curl CLI
+#   make check-app-deps a fresh app package using only `Curlfire` resolves and builds swift-log only
 #   make pki           generate Tests/Fixtures/pki (scripts/make-test-pki.sh)
 #   make docs          the DocC site of every library product (warnings as errors); make docs-coverage
 #   make openapi-generate  regenerate the committed OpenAPI test client (builds the generator once)
@@ -37,6 +38,7 @@ SWIFT_TRAITS ?= --enable-all-traits
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl
 
 .PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
+.PHONY: check-app-deps
 
 deps: system-deps venv pki
 
@@ -63,6 +65,12 @@ test: deps
 	$(SWIFT) test $(SWIFT_TRAITS) 2>&1 | tee $(TEST_LOG)
 	scripts/check-tmp-keys.sh $(TMP_KEYS_STAMP)
 	@scripts/check-skips.sh $(TEST_LOG) || echo "make test: some skips are not on Tests/skip-allowlist.txt (make check-skips fails on them)"
+
+# An app depending on the `Curlfire` product alone resolves and builds swift-log only (the integrations
+# sit behind package traits): a fresh app package in a temporary directory proves it
+# (scripts/check-app-dependencies.sh; about a minute, most of it compiling Curlfire once).
+check-app-deps: system-deps
+	SWIFT=$(SWIFT) scripts/check-app-dependencies.sh
 
 # The servers live as long as this recipe's shell (the watchdog stops them afterwards, unless they
 # were already started by `make servers`).
