@@ -8,6 +8,7 @@
 #   make servers       start the test servers in $(STATE_DIR) (they run until `make stop-servers`)
 #   make stop-servers  stop them
 #   make check-servers check every server's TLS behaviour with the curl CLI
+#   make check-app-deps a fresh app package using only `Curlfire` resolves and builds swift-log only
 #   make pki           generate Tests/Fixtures/pki (scripts/make-test-pki.sh)
 #   make docs          the DocC site of every library product (warnings as errors); make docs-coverage
 #   make openapi-generate  regenerate the committed OpenAPI test client (builds the generator once)
@@ -29,9 +30,15 @@ SWIFT ?= swift
 STATE_DIR ?= .testservers
 PKI_DIR := Tests/Fixtures/pki
 SERVERS := $(PYTHON) scripts/test-servers.py
+# The package's traits (Package.swift): each ecosystem integration and the CLI sit behind one, off by
+# default so that an app depending on `Curlfire` alone never resolves their packages. The repository's
+# own builds, tests, playgrounds and docs enable them all; every swift command here passes this, so
+# they share one build (a different set of traits recompiles everything).
+SWIFT_TRAITS ?= --enable-all-traits
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl
 
 .PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
+.PHONY: check-app-deps
 
 deps: system-deps venv pki
 
@@ -47,23 +54,34 @@ pki:
 	@$(SERVERS) ensure-pki --pki-dir $(PKI_DIR) >/dev/null
 
 build:
-	$(SWIFT) build
+	$(SWIFT) build $(SWIFT_TRAITS)
+
+# The stamp lets scripts/check-tmp-keys.sh fail the run when anything wrote a private key to /tmp.
+TMP_KEYS_STAMP := .build/tmp-keys.stamp
 
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test 2>&1 | tee $(TEST_LOG)
+	$(SWIFT) build $(SWIFT_TRAITS) --build-tests
+	touch $(TMP_KEYS_STAMP)
+	$(SWIFT) test $(SWIFT_TRAITS) 2>&1 | tee $(TEST_LOG)
+	scripts/check-tmp-keys.sh $(TMP_KEYS_STAMP)
 	@scripts/check-skips.sh $(TEST_LOG) || echo "make test: some skips are not on Tests/skip-allowlist.txt (make check-skips fails on them)"
+
+# An app depending on the `Curlfire` product alone resolves and builds swift-log only (the integrations
+# sit behind package traits): a fresh app package in a temporary directory proves it
+# (scripts/check-app-dependencies.sh; about a minute, most of it compiling Curlfire once).
+check-app-deps: system-deps
+	SWIFT=$(SWIFT) scripts/check-app-dependencies.sh
 
 # The servers live as long as this recipe's shell (the watchdog stops them afterwards, unless they
 # were already started by `make servers`).
 demo: deps
 	url=$$($(SERVERS) start --state-dir $(STATE_DIR) --parent-pid $$$$ \
 	    | $(PYTHON) -c 'import json, sys; print(json.load(sys.stdin)["httpbin"])'); \
-	$(SWIFT) run Tour "$$url"
+	$(SWIFT) run $(SWIFT_TRAITS) Tour "$$url"
 
 # Every playground in turn (scripts/run-playgrounds.sh).
 playgrounds: deps
-	SWIFT=$(SWIFT) PYTHON=$(PYTHON) scripts/run-playgrounds.sh $(STATE_DIR)
+	SWIFT=$(SWIFT) SWIFT_TRAITS="$(SWIFT_TRAITS)" PYTHON=$(PYTHON) scripts/run-playgrounds.sh $(STATE_DIR)
 
 servers: deps
 	$(SERVERS) start --state-dir $(STATE_DIR) --nginx
@@ -92,7 +110,7 @@ distclean: clean
 # synthesized members; DocC writes no archive in that mode, so it is a separate run).
 DOCS_DIR ?= .build/docs
 DOC_TARGETS := Curlfire CurlfireTesting CurlfireHTTPTypes CurlfireMetrics CurlfireTracing CurlfireOpenAPI
-DOCC_PLUGIN = $(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation
+DOCC_PLUGIN = $(SWIFT) package $(SWIFT_TRAITS) --allow-writing-to-directory $(DOCS_DIR) generate-documentation
 
 .PHONY: docs docs-coverage doc-comments docs-check
 
@@ -134,6 +152,10 @@ openapi-generate:
 	$(SWIFT) build --package-path .build-openapi/src --product swift-openapi-generator
 	.build-openapi/src/.build/debug/swift-openapi-generator generate $(OPENAPI_DIR)/openapi.yaml \
 	    --config $(OPENAPI_DIR)/openapi-generator-config.yaml --output-directory $(OPENAPI_DIR)/Generated
+	# The generated files compile only under the OpenAPI trait (Package.swift), like the product.
+	for f in $(OPENAPI_DIR)/Generated/*.swift; do \
+	    { echo '#if OpenAPI'; cat "$$f"; echo '#endif'; } > "$$f.tmp" && mv "$$f.tmp" "$$f"; \
+	done
 
 # Benchmarks (docs/Performance.md): their own package under Benchmarks/, so AsyncHTTPClient never
 # enters the library's graph. `make bench-build` only builds it (release, as `make bench` runs it);
@@ -180,18 +202,18 @@ SANITIZE_TEST_FLAGS := $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)',)
 .PHONY: soak soak-ci sanitize sanitize-thread sanitize-address
 
 soak: deps
-	$(SWIFT) build -c release --product CurlfireSoak
+	$(SWIFT) build $(SWIFT_TRAITS) -c release --product CurlfireSoak
 	.build/release/CurlfireSoak --duration $(SOAK_SECONDS) $(SOAK_ARGS)
 
 soak-ci: deps
-	$(SWIFT) build --product CurlfireSoak
+	$(SWIFT) build $(SWIFT_TRAITS) --product CurlfireSoak
 	.build/debug/CurlfireSoak --duration 30 $(SOAK_ARGS)
 
 sanitize: sanitize-thread sanitize-address
 
 sanitize-thread: deps
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan $(SANITIZE_TEST_FLAGS)
+	$(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=thread --scratch-path .build-tsan $(SANITIZE_TEST_FLAGS)
 
 # Under AddressSanitizer a memory ceiling does not hold (redzones, quarantine): those tests are skipped.
 # Leak checking is off unless ASAN_OPTIONS says otherwise: at exit LeakSanitizer also reports what
@@ -199,8 +221,8 @@ sanitize-thread: deps
 ASAN_SKIP ?= StreamRequestTests.testThatASlowConsumerPausesTheTransferInsteadOfGrowingMemory|EventStreamPeerTests.testThatASlowConsumerOf100MBOfEventsKeepsMemoryFlat|CurlfireTransportTests.testThatA64MiBBodyStreamsInChunksWithFlatMemory|CurlfireTransportTests.testThatA256MiBRequestBodyStreamsWithFlatMemory|StreamUploadTests.testThatA256MiB
 
 sanitize-address: deps
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	ASAN_OPTIONS="$${ASAN_OPTIONS:-detect_leaks=0}" $(SWIFT) test --skip-build --sanitize=address \
+	$(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS="$${ASAN_OPTIONS:-detect_leaks=0}" $(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=address \
 	    --scratch-path .build-asan --skip '$(ASAN_SKIP)' $(SANITIZE_TEST_FLAGS)
 
 # Fuzzing (docs/Fuzzing.md): libFuzzer harnesses in Fuzz/, one binary .build-fuzz/curlfire-fuzz with
@@ -255,8 +277,8 @@ netns-deps:
 	fi
 
 netns-tests: deps
-	$(SWIFT) build --build-tests
-	CURLFIRE_NETNS_TESTS=1 $(SWIFT) test --skip-build --filter NetworkImpairmentTests 2>&1 | tee .build/netns-tests.log
+	$(SWIFT) build $(SWIFT_TRAITS) --build-tests
+	CURLFIRE_NETNS_TESTS=1 $(SWIFT) test $(SWIFT_TRAITS) --skip-build --filter NetworkImpairmentTests 2>&1 | tee .build/netns-tests.log
 	scripts/check-skips.sh .build/netns-tests.log /dev/null
 
 # Leak checking (docs/Reliability.md, "Leaks"): the AddressSanitizer build with LeakSanitizer on,
@@ -276,9 +298,9 @@ LEAK_SKIP ?=
 
 sanitize-leaks: export CURLFIRE_SANITIZER := address
 sanitize-leaks: deps
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
 	status=0; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(LSAN_SUPPRESSIONS):print_suppressions=1:exitcode=0:fast_unwind_on_malloc=0$(LSAN_EXTRA)" \
-	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)' \
+	    $(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)' \
 	    $(if $(LEAK_SKIP),--skip '$(LEAK_SKIP)',) $(SANITIZE_TEST_FLAGS) 2>&1 | tee .build-asan/leaks.log || status=$$?; \
 	if [ "$$status" -ne 0 ]; then echo "sanitize-leaks: swift test exited $$status; the leak check below decides" \
 	    "(whole-stack unwinding slows every allocation ~4x and timing bounds fail: test results are" \
@@ -298,10 +320,10 @@ CHAOS_SEED ?=
 .PHONY: chaos chaos-ci
 
 chaos: deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build $(SWIFT_TRAITS) --build-tests
 	CURLFIRE_CHAOS_REQUESTS=$(CHAOS_REQUESTS) CURLFIRE_CHAOS_STORM_REQUESTS=$(CHAOS_STORM_REQUESTS) \
 	    CURLFIRE_CHAOS_SEED=$(CHAOS_SEED) \
-	    $(SWIFT) test --skip-build --filter ChaosTests 2>&1 | tee .build/chaos.log
+	    $(SWIFT) test $(SWIFT_TRAITS) --skip-build --filter ChaosTests 2>&1 | tee .build/chaos.log
 	scripts/check-skips.sh .build/chaos.log /dev/null
 
 chaos-ci:

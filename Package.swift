@@ -8,13 +8,19 @@ let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
     ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]), ("WebSocket", ["CurlfireTestSupport"]),
     ("EventStream", ["CurlfireTesting"]),
     ("Observability", ["CurlfireMetrics", "CurlfireTracing",
-                       .product(name: "Metrics", package: "swift-metrics"),
-                       .product(name: "MetricsTestKit", package: "swift-metrics"),
-                       .product(name: "Tracing", package: "swift-distributed-tracing"),
-                       .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]),
-    ("OpenAPI", ["CurlfireOpenAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                 .product(name: "HTTPTypes", package: "swift-http-types")]),
+                       traitProduct("Metrics", package: "swift-metrics", trait: "Metrics"),
+                       traitProduct("MetricsTestKit", package: "swift-metrics", trait: "Metrics"),
+                       traitProduct("Tracing", package: "swift-distributed-tracing", trait: "Tracing"),
+                       traitProduct("InMemoryTracing", package: "swift-distributed-tracing", trait: "Tracing")]),
+    ("OpenAPI", ["CurlfireOpenAPI",
+                 traitProduct("OpenAPIRuntime", package: "swift-openapi-runtime", trait: "OpenAPI"),
+                 traitProduct("HTTPTypes", package: "swift-http-types", trait: "OpenAPI")]),
 ]
+
+/// An ecosystem package's product, linked only when `trait` is enabled (see `traits` below).
+func traitProduct(_ name: String, package: String, trait: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: [trait]))
+}
 
 /// A playground's target (module) name: the product keeps the playground's name (`swift run Testing`),
 /// but a module named `Testing` would shadow Swift Testing in the test runner.
@@ -38,6 +44,19 @@ let package = Package(
         .library(name: "CurlfireTracing", targets: ["CurlfireTracing"]),
         .library(name: "CurlfireOpenAPI", targets: ["CurlfireOpenAPI"]),
     ] + playgrounds.map { .executable(name: $0.name, targets: [playgroundTarget($0.name)]) },
+    // Every ecosystem package is used only under a trait, all off by default: an app that depends on
+    // `Curlfire` alone never resolves, fetches or builds them (SwiftPM 6.2+ leaves a dependency used
+    // only under a disabled trait out of the graph). An app enables the one it uses, e.g.
+    // `.package(url: …, from: "0.1.0", traits: ["Metrics"])`; this repository's own builds pass
+    // `--enable-all-traits` (the Makefile's SWIFT_TRAITS). Without its trait a target compiles empty.
+    traits: [
+        .trait(name: "HTTPTypes", description: "The CurlfireHTTPTypes product (swift-http-types)."),
+        .trait(name: "Metrics", description: "The CurlfireMetrics product (swift-metrics)."),
+        .trait(name: "Tracing", description: "The CurlfireTracing product (swift-distributed-tracing)."),
+        .trait(name: "OpenAPI", description: "The CurlfireOpenAPI product (swift-openapi-runtime, swift-http-types)."),
+        .trait(name: "CLI", description: "The curlfire command-line client (swift-argument-parser)."),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -128,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "CurlfireCLI",
             dependencies: ["Curlfire", "CurlfireCLIKit",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           traitProduct("ArgumentParser", package: "swift-argument-parser", trait: "CLI")],
             path: "Sources/CurlfireCLI/Command"
         ),
         .testTarget(
@@ -140,8 +159,8 @@ let package = Package(
         .target(
             name: "CurlfireHTTPTypes",
             dependencies: ["Curlfire",
-                           .product(name: "HTTPTypes", package: "swift-http-types"),
-                           .product(name: "HTTPTypesFoundation", package: "swift-http-types")]
+                           traitProduct("HTTPTypes", package: "swift-http-types", trait: "HTTPTypes"),
+                           traitProduct("HTTPTypesFoundation", package: "swift-http-types", trait: "HTTPTypes")]
         ),
         .testTarget(
             name: "CurlfireHTTPTypesTests",
@@ -149,28 +168,28 @@ let package = Package(
         ),
         .target(
             name: "CurlfireMetrics",
-            dependencies: ["Curlfire", .product(name: "CoreMetrics", package: "swift-metrics")]
+            dependencies: ["Curlfire", traitProduct("CoreMetrics", package: "swift-metrics", trait: "Metrics")]
         ),
         .testTarget(
             name: "CurlfireMetricsTests",
             dependencies: ["Curlfire", "CurlfireMetrics", "CurlfireTestSupport",
-                           .product(name: "MetricsTestKit", package: "swift-metrics")]
+                           traitProduct("MetricsTestKit", package: "swift-metrics", trait: "Metrics")]
         ),
         .target(
             name: "CurlfireTracing",
-            dependencies: ["Curlfire", .product(name: "Tracing", package: "swift-distributed-tracing")]
+            dependencies: ["Curlfire", traitProduct("Tracing", package: "swift-distributed-tracing", trait: "Tracing")]
         ),
         .testTarget(
             name: "CurlfireTracingTests",
             dependencies: ["Curlfire", "CurlfireTracing", "CurlfireTestSupport",
-                           .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
+                           traitProduct("InMemoryTracing", package: "swift-distributed-tracing", trait: "Tracing")]
         ),
         // HTTPTypes is swift-openapi-runtime's own dependency: ClientTransport is written in its types.
         .target(
             name: "CurlfireOpenAPI",
             dependencies: ["Curlfire",
-                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                           .product(name: "HTTPTypes", package: "swift-http-types")]
+                           traitProduct("OpenAPIRuntime", package: "swift-openapi-runtime", trait: "OpenAPI"),
+                           traitProduct("HTTPTypes", package: "swift-http-types", trait: "OpenAPI")]
         ),
         // Generated/ holds a client for part of httpbin, generated ONCE from openapi.yaml by
         // swift-openapi-generator (docs/Integrations.md says how): builds never run the generator.
@@ -178,10 +197,11 @@ let package = Package(
         .testTarget(
             name: "CurlfireOpenAPITests",
             dependencies: ["Curlfire", "CurlfireOpenAPI", "CurlfireTestSupport", "CurlfireTesting",
-                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                           .product(name: "HTTPTypes", package: "swift-http-types")],
+                           traitProduct("OpenAPIRuntime", package: "swift-openapi-runtime", trait: "OpenAPI"),
+                           traitProduct("HTTPTypes", package: "swift-http-types", trait: "OpenAPI")],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+

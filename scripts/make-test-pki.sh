@@ -65,7 +65,9 @@ if [ "$complete" = 1 ]; then
 fi
 rm -f "$OUT/.complete"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/curlfire-pki.XXXXXX")
+# The working directory (every private key is made there first) lives inside OUT, not in /tmp: a run
+# killed before its trap leaves no key outside the PKI directory (make test checks /tmp for keys).
+WORK=$(mktemp -d "$OUT/.work.XXXXXX")
 LOG="$WORK/openssl.log"
 trap 'rm -rf "$WORK"' EXIT
 fail() {

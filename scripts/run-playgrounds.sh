@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 STATE_DIR=${1:-.testservers}
 SWIFT=${SWIFT:-swift}
+# Observability and OpenAPI need the Metrics, Tracing and OpenAPI traits (Package.swift; the Makefile's SWIFT_TRAITS).
+SWIFT_TRAITS=${SWIFT_TRAITS:---enable-all-traits}
 PYTHON=${PYTHON:-python3}
 PLAYGROUNDS=(Tour Downloads Uploads Pinning Retry Streaming Testing Caching Observability OpenAPI WebSocket EventStream)
 
@@ -28,9 +30,9 @@ $PYTHON scripts/test-servers.py start --state-dir "$STATE_DIR" --parent-pid $$ -
 httpbin=$($PYTHON -c 'import json, sys; print(json.load(open(sys.argv[1]))["httpbin"])' "$work/servers.json")
 export CURLFIRE_SERVERS_JSON="$work/servers.json"
 
-if ! $SWIFT build > "$work/build.log" 2>&1; then cat "$work/build.log"; exit 1; fi
+if ! $SWIFT build $SWIFT_TRAITS > "$work/build.log" 2>&1; then cat "$work/build.log"; exit 1; fi
 tail -n 1 "$work/build.log"
-bin=$($SWIFT build --show-bin-path)
+bin=$($SWIFT build $SWIFT_TRAITS --show-bin-path)
 
 summary=()
 failed=0

@@ -3,10 +3,11 @@
 // the in-memory ones of swift-metrics (MetricsTestKit) and swift-distributed-tracing
 // (InMemoryTracing), bootstrapped as a program bootstraps Prometheus or OpenTelemetry.
 //
-//     swift run Observability [HTTPBIN_URL]
+//     swift run --traits Metrics,Tracing Observability [HTTPBIN_URL]   (make playgrounds enables every trait)
 //
 // Without an argument it uses the local test servers, starting them when needed. Exits non-zero
 // when a check fails.
+#if Metrics && Tracing
 import Curlfire
 import CurlfireMetrics
 import CurlfireTracing
@@ -105,3 +106,9 @@ Playground.check(metrics.timers(label: HTTPClientMetricNames.requestDuration).re
 Playground.check(active.allSatisfy { $0 == 0 }, "no request left active")
 
 Playground.finish()
+#else
+import Foundation
+
+FileHandle.standardError.write(Data("Observability needs the Metrics and Tracing traits: swift run --traits Metrics,Tracing Observability\n".utf8))
+exit(2)
+#endif

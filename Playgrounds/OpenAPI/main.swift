@@ -2,10 +2,11 @@
 // tests use, generated from Tests/CurlfireOpenAPITests/openapi.yaml) talking through
 // CurlfireTransport — with a Curlfire session's retry policy and an event monitor — to httpbin.
 //
-//     swift run OpenAPI [HTTPBIN_URL]
+//     swift run --traits OpenAPI OpenAPI [HTTPBIN_URL]   (make playgrounds enables every trait)
 //
 // Without an argument it uses the local test servers, starting them when needed. Exits non-zero
 // when a check fails.
+#if OpenAPI
 import Curlfire
 import CurlfireOpenAPI
 import Foundation
@@ -66,3 +67,9 @@ do {
 }
 
 Playground.finish()
+#else
+import Foundation
+
+FileHandle.standardError.write(Data("OpenAPI needs the OpenAPI trait: swift run --traits OpenAPI OpenAPI\n".utf8))
+exit(2)
+#endif

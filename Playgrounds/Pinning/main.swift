@@ -87,14 +87,30 @@ let rows: [Row] = [
                              ["wronghost": "customEvaluationRejected", "selfsigned": "customEvaluationRejected"])),
 ]
 
+/// The reason's case name (its `description` is a sentence for people).
+func caseName(_ reason: CurlfireError.ServerTrustFailureReason) -> String {
+    switch reason {
+    case .noCertificatesFound: "noCertificatesFound"
+    case .chainInvalid: "chainInvalid"
+    case .certificateExpired: "certificateExpired"
+    case .certificateNotYetValid: "certificateNotYetValid"
+    case .hostMismatch: "hostMismatch"
+    case .certificatePinMismatch: "certificatePinMismatch"
+    case .publicKeyPinMismatch: "publicKeyPinMismatch"
+    case .revoked: "revoked"
+    case .customEvaluationRejected: "customEvaluationRejected"
+    case .other: "other"
+    case .noPolicyForHost: "noPolicyForHost"
+    }
+}
+
 /// "pass", or the rejection reason's case name, and the full reason.
 func outcome(_ response: DataResponse<Data>) -> (cell: String, detail: String?) {
     switch response.error {
     case nil:
         return ("pass", nil)
     case let .serverTrustEvaluationFailed(_, reason)?:
-        let text = String(describing: reason)
-        return (String(text.prefix { $0 != "(" }), text)
+        return (caseName(reason), reason.description)
     case let error?:
         return ("other", "\(error)")
     }

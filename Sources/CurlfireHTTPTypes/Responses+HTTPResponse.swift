@@ -1,3 +1,4 @@
+#if HTTPTypes
 import Curlfire
 import Foundation
 import FoundationNetworking
@@ -44,3 +45,4 @@ extension DownloadResponse {
     /// `nil` when no response arrived. See `DownloadResponse/response`.
     public var httpResponse: HTTPResponse? { makeHTTPResponse(response) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if HTTPTypes
 import Curlfire
 import Foundation
 import FoundationNetworking
@@ -42,3 +43,4 @@ struct HTTPRequestConvertible: URLRequestConvertible {
         return urlRequest
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Metrics
 /// The labels and dimension names ``MetricsEventMonitor`` records under, after OpenTelemetry's HTTP
 /// client semantic conventions where they have one.
 public enum HTTPClientMetricNames {
@@ -20,3 +21,4 @@ public enum HTTPClientMetricNames {
     /// Dimension: the host the request went to, `api.example.com`; `none` without a URL.
     public static let host = "server.address"
 }
+#endif

@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import Curlfire
 import Dispatch
@@ -117,3 +118,4 @@ final class Locked<Value>: @unchecked Sendable {
         return body(&value)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Curlfire
 import Foundation
 import FoundationNetworking
@@ -195,3 +196,4 @@ struct RequestBodyChunks: AsyncSequence, Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Curlfire
 import Foundation
 import FoundationNetworking
@@ -47,3 +48,4 @@ enum OpenAPIRequestConversion {
         return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
     }
 }
+#endif

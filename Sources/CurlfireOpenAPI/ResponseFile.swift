@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import OpenAPIRuntime
 
@@ -55,3 +56,4 @@ struct FileChunks: AsyncSequence, Sendable {
         }
     }
 }
+#endif

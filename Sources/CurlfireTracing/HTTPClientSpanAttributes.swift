@@ -1,3 +1,4 @@
+#if Tracing
 import Curlfire
 import Foundation
 import FoundationNetworking
@@ -59,3 +60,4 @@ enum HTTPClientSpanAttributes {
         }
     }
 }
+#endif

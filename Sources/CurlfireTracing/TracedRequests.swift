@@ -1,3 +1,4 @@
+#if Tracing
 import Curlfire
 import Dispatch
 import Foundation
@@ -113,3 +114,4 @@ final class Locked<Value>: @unchecked Sendable {
         return body(&value)
     }
 }
+#endif

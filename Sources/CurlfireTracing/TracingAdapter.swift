@@ -1,3 +1,4 @@
+#if Tracing
 import Curlfire
 import Foundation
 import FoundationNetworking
@@ -43,3 +44,4 @@ struct HeaderInjector: Injector {
         carrier.setValue(value, forHTTPHeaderField: key)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 import Curlfire
 import Dispatch
 import Foundation
@@ -134,3 +135,4 @@ public final class TracingEventMonitor: EventMonitor {
         span.end()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import XCTest
 #if canImport(Glibc)
@@ -89,3 +90,4 @@ final class CLIDownloadTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import CurlfireTestSupport
 import Foundation
 import XCTest
@@ -58,3 +59,4 @@ final class CLIEventStreamTests: XCTestCase {
         XCTAssertTrue(text.hasSuffix("\n\n"), "whole events only")
     }
 }
+#endif

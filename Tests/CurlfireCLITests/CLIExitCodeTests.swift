@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import XCTest
 
@@ -61,3 +62,4 @@ final class CLIExitCodeTests: XCTestCase {
         }
     }
 }
+#endif

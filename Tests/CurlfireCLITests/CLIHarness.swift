@@ -1,3 +1,4 @@
+#if CLI
 // Test support for the CLI's integration tests: the local test servers (started the way
 // TestServers does it, through scripts/test-servers.py with this process as owner) and the built
 // `curlfire` binary run with posix_spawn, stdout and stderr captured separately.
@@ -156,3 +157,4 @@ enum CLIHarness {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import XCTest
 
@@ -142,3 +143,4 @@ final class CLIRequestTests: XCTestCase {
                        try CLIHarness.tool(["curl", "-s", httpbin + "/bytes/3000?seed=5"]))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import CurlfireCLIKit
 import CurlfireTestSupport
 import Foundation
@@ -103,3 +104,4 @@ extension Subprocess {
         try run(["/bin/sh", "-c", script] + arguments).text
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import CurlfireTestSupport
 import Foundation
 import XCTest
@@ -59,3 +60,4 @@ final class CLIWebSocketTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("closed 4001 bye"), result.stderr)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if HTTPTypes
 import Curlfire
 import CurlfireHTTPTypes
 import Foundation
@@ -105,3 +106,4 @@ final class HTTPTypesTests: XCTestCase {
         XCTAssertEqual(serialized.httpResponse?.headerFields[HTTPField.Name("X-Download")!], "yes")
     }
 }
+#endif

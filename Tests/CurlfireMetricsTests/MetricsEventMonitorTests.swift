@@ -1,3 +1,4 @@
+#if Metrics
 import Curlfire
 import CurlfireMetrics
 import Foundation
@@ -92,3 +93,4 @@ final class MetricsEventMonitorTests: XCTestCase {
         XCTAssertEqual(try metrics.expectCounter("http.client.bytes_sent", dimensions).values.count, 3)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Curlfire
 import CurlfireOpenAPI
 import Foundation
@@ -269,3 +270,4 @@ final class CurlfireTransportTests: XCTestCase {
         throw CocoaError(.fileReadCorruptFile)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Curlfire
 import CurlfireOpenAPI
 import CurlfireTesting
@@ -57,3 +58,4 @@ final class EventStreamTransportTests: XCTestCase {
         XCTAssertEqual(ours, scripted)
     }
 }
+#endif

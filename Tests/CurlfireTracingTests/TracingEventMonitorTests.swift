@@ -1,3 +1,4 @@
+#if Tracing
 import Curlfire
 import CurlfireTracing
 import Foundation
@@ -155,3 +156,4 @@ final class TracingEventMonitorTests: XCTestCase {
                        "every hop has its target")
     }
 }
+#endif

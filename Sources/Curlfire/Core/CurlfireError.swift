@@ -183,6 +183,10 @@ public enum CurlfireError: Error, Sendable {
         case customEvaluationRejected
         /// Evaluation failed for a reason OpenSSL reported but Curlfire does not classify.
         case other(message: String)
+        /// The host has no policy and the ``ServerTrustPolicyManager`` requires one for every host
+        /// (``ServerTrustPolicyManager/allHostsMustBeEvaluated``). Policies are keyed by the URL's host
+        /// exactly: a pin under `127.0.0.1` does not cover `localhost`.
+        case noPolicyForHost
     }
 }
 
@@ -294,54 +298,6 @@ extension CurlfireError {
             return retryError
         default:
             return nil
-        }
-    }
-}
-
-extension CurlfireError: LocalizedError, CustomStringConvertible {
-    /// A sentence saying what failed and why.
-    public var errorDescription: String? { description }
-
-    /// A sentence saying what failed and why.
-    public var description: String {
-        switch self {
-        case let .invalidURL(url): return "URL is not valid: \(url)"
-        case let .invalidHeader(name): return "Header \(name.debugDescription) holds CR, LF or NUL and was not sent."
-        case .bodyDataInGETRequest: return "A GET request cannot carry a body unless allowed explicitly."
-        case let .parameterEncodingFailed(reason): return "Parameter encoding failed: \(reason)"
-        case let .multipartEncodingFailed(reason): return "Multipart encoding failed: \(reason)"
-        case let .responseValidationFailed(reason): return "Response validation failed: \(reason)"
-        case let .responseSerializationFailed(reason): return "Response serialization failed: \(reason)"
-        case let .serverTrustEvaluationFailed(host, reason):
-            return "Server trust evaluation failed for \(host): \(reason)"
-        case let .sessionTaskFailed(code, message): return "Transfer failed (\(code)): \(message)"
-        case .explicitlyCancelled: return "Request explicitly cancelled."
-        case let .downloadedFileMoveFailed(error, source, destination):
-            return "Moving the downloaded file from \(source.path) to \(destination.path) failed: "
-                + DownloadFileMover.describe(error)
-        case let .invalidResumeData(reason): return "Resume data is invalid: \(reason)"
-        case let .requestAdaptationFailed(error): return "Request adaptation failed: \(error)"
-        case let .requestRetryFailed(retryError, originalError):
-            return "Request retry failed: \(retryError) (original error: \(originalError))"
-        case let .uploadableReadFailed(path, message): return "Reading the upload body \(path) failed: \(message)"
-        case .sessionDeinitialized: return "The session was released before the request ran."
-        case let .createURLRequestFailed(error): return "The request modifier failed: \(error)"
-        case let .requestAlreadyStarted(modifier):
-            return "\(modifier) was applied to a request that had already started or had a response handler; "
-                + "nothing was sent for the modified request. Apply modifiers before attaching a handler."
-        case let .cacheMiss(url):
-            return "No usable cached response for \(url), and the request may only be answered from the cache."
-        case let .bodyStreamFailed(.producerFailed(error)): return "The streamed request body failed: \(error)"
-        case let .bodyStreamFailed(.inputStreamReadFailed(error)): return "Reading the request body's InputStream failed: \(error)"
-        case let .bodyStreamFailed(.lengthMismatch(expected, produced)):
-            return "The streamed request body produced \(produced) bytes where \(expected) were declared."
-        case .bodyStreamFailed(.notReplayable):
-            return "The request body is a stream that was already read: it cannot be sent again (retry or 307/308 redirect)."
-        case let .webSocketFailed(reason): return "WebSocket failed: \(reason)"
-        case let .circuitOpen(host):
-            return "The circuit breaker for \(host) is open after too many failed requests, so this request "
-                + "was not sent; it lets a probe through once its cool-down has passed."
-        case let .eventStreamFailed(reason): return "Event stream failed: \(reason)"
         }
     }
 }

@@ -1,9 +1,6 @@
 import Foundation
 internal import CCurl
 
-/// The version of this library, as sent in the default `User-Agent`.
-public let CurlfireVersion = "0.1.0"
-
 extension SessionManager {
     /// The headers every session sends by default:
     ///

@@ -153,7 +153,7 @@ public final class SessionManager: @unchecked Sendable {
     }
 
     /// The trust bridge for a host, or `nil` when libcurl's own verification applies (no policy for
-    /// the host and no private roots).
+    /// the host, no private roots, and the manager does not require a policy for every host).
     ///
     /// Asked once per host and kept for the session's life, so a host's policy never changes under
     /// a live connection or a cached TLS session: libcurl's connection-reuse and session-resumption
@@ -165,8 +165,10 @@ public final class SessionManager: @unchecked Sendable {
         // Outside the session's lock: `serverTrustPolicy(forHost:)` is open (an override may read this
         // session's adapter or retrier, or start a request) and the bridge parses certificates.
         let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
-        let made = policy != nil || !configuration.trustedRootCertificates.isEmpty
-            ? TLSTrustBridge(host: key, policy: policy, trustedRoots: configuration.trustedRootCertificates) : nil
+        let policyRequired = serverTrustPolicyManager?.allHostsMustBeEvaluated ?? false
+        let made = policy != nil || policyRequired || !configuration.trustedRootCertificates.isEmpty
+            ? TLSTrustBridge(host: key, policy: policy, policyRequired: policyRequired,
+                             trustedRoots: configuration.trustedRootCertificates) : nil
         return state.withLock { values -> (any TLSContextConfiguring)? in
             // Two first uses may race: the first one stored wins, so a host's bridge never changes.
             if let winner = values.trustBridges[key] { return winner }

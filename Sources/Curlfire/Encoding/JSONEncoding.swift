@@ -16,10 +16,41 @@ public struct JSONEncoding: ParameterEncoding {
     public struct InvalidJSONObjectError: Error, Sendable, CustomStringConvertible {
         /// The type of the rejected object.
         public let typeDescription: String
+        /// Where in the object the first value JSON cannot hold is (`"user.tags[2]"`), and that value's
+        /// type (`"Date"`); `nil` when the object itself is the problem (not an array or a dictionary).
+        public let invalidValue: (path: String, typeDescription: String)?
 
-        /// Says that the object cannot be written as JSON.
+        /// Says which value cannot be written as JSON.
         public var description: String {
-            "\(typeDescription) is not a valid JSON object (JSONSerialization.isValidJSONObject is false)."
+            guard let invalidValue else {
+                return "A \(typeDescription) is not a JSON object or array, so it cannot be written as JSON."
+            }
+            let place = invalidValue.path.isEmpty ? "A key of the \(typeDescription)" : "The value at `\(invalidValue.path)`"
+            return "\(place) is a \(invalidValue.typeDescription), which JSON cannot hold."
+        }
+
+        init(object: Any) {
+            typeDescription = "\(type(of: object))"
+            invalidValue = (object is [String: Any] || object is [Any]) ? Self.firstInvalidValue(in: object, at: "") : nil
+        }
+
+        /// The path and type of the first value (in sorted key order) that JSON cannot hold.
+        private static func firstInvalidValue(in value: Any, at path: String) -> (path: String, typeDescription: String)? {
+            if let dictionary = value as? [String: Any] {
+                for (key, element) in dictionary.sorted(by: { $0.key < $1.key }) {
+                    let child = path.isEmpty ? key : "\(path).\(key)"
+                    if let found = firstInvalidValue(in: element, at: child) { return found }
+                }
+                return nil
+            }
+            if let array = value as? [Any] {
+                for (index, element) in array.enumerated() {
+                    if let found = firstInvalidValue(in: element, at: "\(path)[\(index)]") { return found }
+                }
+                return nil
+            }
+            if value is NSDictionary { return (path, "dictionary with non-String keys") }
+            return JSONSerialization.isValidJSONObject([value]) ? nil : (path, "\(type(of: value))")
         }
     }
 
@@ -66,7 +97,7 @@ public struct JSONEncoding: ParameterEncoding {
         var request = try urlRequest.asURLRequest()
         guard let jsonObject else { return request }
         guard JSONSerialization.isValidJSONObject(jsonObject) else {
-            let error = InvalidJSONObjectError(typeDescription: "\(type(of: jsonObject))")
+            let error = InvalidJSONObjectError(object: jsonObject)
             throw CurlfireError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: error))
         }
         do {

@@ -38,7 +38,8 @@ enum AttemptEnding: Sendable {
             return .explicitlyCancelled
         case let .idleTimeout(seconds):
             let text = String(format: "%g", seconds)
-            return .sessionTaskFailed(code: .timedOut, message: "No bytes moved for \(text) s (timeoutIntervalForRequest)")
+            return .sessionTaskFailed(code: .timedOut,
+                                      message: "nothing was sent or received for \(text) s (timeoutIntervalForRequest)")
         case let .resourceTimeout(seconds):
             return Self.resourceTimeoutError(seconds: seconds)
         case let .sinkFailure(error), let .bodyReadFailure(error), let .refusedBeforeSending(error):
@@ -55,7 +56,7 @@ enum AttemptEnding: Sendable {
 
     /// The error for a request whose `timeoutIntervalForResource` elapsed, whatever stage it was in.
     static func resourceTimeoutError(seconds: TimeInterval) -> CurlfireError {
-        .sessionTaskFailed(code: .timedOut, message: "The request took longer than \(String(format: "%g", seconds)) s in all "
+        .sessionTaskFailed(code: .timedOut, message: "it took longer than \(String(format: "%g", seconds)) s in all "
                            + "(timeoutIntervalForResource: attempts, retry delays and redirects together)")
     }
 

@@ -333,6 +333,9 @@ final class CurlAttempt: @unchecked Sendable {
         if cancelled { return .cancelled }
         if code == CURLE_OK { return .completed }
         if let failure = reader.failure { return .bodyReadFailure(failure) }
+        // libcurl's own timeouts (connect, low speed) are both timeoutIntervalForRequest: reported as
+        // Curlfire's idle timeout, which names the setting and its value, not "Operation too slow".
+        if code == CURLE_OPERATION_TIMEDOUT { return .idleTimeout(seconds: options.requestTimeout) }
         let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
            options.trust != nil, let reason = trustFailure {

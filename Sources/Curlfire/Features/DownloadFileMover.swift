@@ -40,16 +40,43 @@ enum DownloadFileMover {
         POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
     }
 
-    /// A sentence for a move failure's error, with a hint for the two a caller can fix by an option.
-    static func describe(_ error: Error) -> String {
-        guard let posix = error as? POSIXError else { return "\(error)" }
-        let text = String(cString: strerror(posix.code.rawValue))
-        switch posix.code {
-        case .EEXIST: return "\(text) (the destination already exists: use .removePreviousFile to replace it)"
-        case .ENOENT: return "\(text) (no such directory: use .createIntermediateDirectories to create it)"
-        case .EISDIR: return "\(text) (removePreviousFile replaces files only)"
-        default: return text
+    /// The sentence for a failed move: what was in the way and, where an option fixes it, which one.
+    ///
+    /// An `ENOENT` from the move itself means `.createIntermediateDirectories` was not given (with it,
+    /// a missing folder is created first, and a failure there arrives as `FileManager`'s error, which
+    /// names the folder instead); an occupied destination (`EEXIST`, or Foundation's
+    /// `fileWriteFileExists` for the destination itself) suggests `.removePreviousFile`.
+    static func sentence(for error: Error, source: URL, destination: URL) -> String {
+        let prefix = "The downloaded file could not be moved to \(destination.path)"
+        let kept = " (the download is kept at \(source.path))"
+        if let posix = error as? POSIXError {
+            switch posix.code {
+            case .EEXIST:
+                return "\(prefix): the destination already exists; pass .removePreviousFile to replace it\(kept)."
+            case .ENOENT where !isDirectory(destination.deletingLastPathComponent().path):
+                return "\(prefix): the folder \(destination.deletingLastPathComponent().path) does not exist; "
+                    + "pass .createIntermediateDirectories to create it\(kept)."
+            case .EISDIR:
+                return "\(prefix): the destination is a directory, and .removePreviousFile replaces files only\(kept)."
+            case .EINVAL where !destination.isFileURL:
+                return "\(prefix): the destination is not a file URL\(kept)."
+            default:
+                return "\(prefix): \(CurlfireError.fragment(CurlfireError.describe(posix)))\(kept)."
+            }
         }
+        let nsError = error as NSError
+        let path = (nsError.userInfo[NSFilePathErrorKey] as? String) ?? destination.deletingLastPathComponent().path
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileWriteFileExists.rawValue {
+            if path == destination.path {
+                return "\(prefix): the destination already exists; pass .removePreviousFile to replace it\(kept)."
+            }
+            return "\(prefix): its folder could not be created because a file already exists at \(path)\(kept)."
+        }
+        if nsError.domain == NSCocoaErrorDomain {
+            return "\(prefix): the folder \(path) could not be created "
+                + "(\(CurlfireError.fragment(CurlfireError.describe(error))))\(kept)."
+        }
+        return "\(prefix): \(CurlfireError.fragment(CurlfireError.describe(error)))\(kept)."
     }
 
     /// Gives `source` the name `destination` in one step; returns 0 or the `errno`.

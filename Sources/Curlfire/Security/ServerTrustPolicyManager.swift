@@ -4,8 +4,15 @@ import Foundation
 ///
 /// Keys are host names or IP addresses, compared case-insensitively, or wildcards such as
 /// `"*.example.com"`, which match exactly one more label: `api.example.com`, but neither
-/// `example.com` nor `a.b.example.com`. An exact key wins over a wildcard. A host with no policy is
-/// evaluated as ``ServerTrustPolicy/performDefaultEvaluation(validateHost:)`` with `validateHost: true`.
+/// `example.com` nor `a.b.example.com`. An exact key wins over a wildcard. The key is compared with
+/// the host *as the URL spells it*: a policy under `"127.0.0.1"` does not apply to
+/// `https://localhost/`, even though both reach the same server.
+///
+/// A host with no policy is evaluated as ``ServerTrustPolicy/performDefaultEvaluation(validateHost:)``
+/// with `validateHost: true` — unless ``allHostsMustBeEvaluated`` is `true` (Alamofire 5's name):
+/// then its TLS handshake fails with ``CurlfireError/serverTrustEvaluationFailed(host:reason:)`` and
+/// ``CurlfireError/ServerTrustFailureReason/noPolicyForHost``, so a key that does not match the URL
+/// fails loudly instead of quietly trusting the system roots.
 ///
 /// Subclass and override ``serverTrustPolicy(forHost:)`` for other matching rules. The manager is
 /// immutable after `init`. A session asks it once per host, outside its own lock and never on its
@@ -13,34 +20,66 @@ import Foundation
 open class ServerTrustPolicyManager: @unchecked Sendable {
     /// The policies, keyed by host or wildcard pattern, as given.
     public let policies: [String: ServerTrustPolicy]
+    /// Whether an HTTPS host without a policy fails its handshake with
+    /// ``CurlfireError/ServerTrustFailureReason/noPolicyForHost`` instead of getting default
+    /// evaluation. `false` by default (Alamofire 4's behaviour; Alamofire 5's `ServerTrustManager`
+    /// defaults to `true`). Plain HTTP requests are not evaluated either way.
+    public let allHostsMustBeEvaluated: Bool
 
     private let exact: [String: ServerTrustPolicy]
     private let wildcards: [String: ServerTrustPolicy]  // keyed by the suffix after "*.", lowercased
 
-    /// Creates a manager.
+    /// Creates a manager that gives hosts without a policy default evaluation (Alamofire 4's behaviour).
     ///
     /// - Parameter policies: policies keyed by host (`"api.example.com"`, `"127.0.0.1"`) or wildcard
-    ///                       (`"*.example.com"`). Of keys differing only in case, one is kept.
+    ///                       (`"*.example.com"`), matched against the URL's host exactly. Of keys
+    ///                       differing only in case, one is kept.
     public init(policies: [String: ServerTrustPolicy]) {
         self.policies = policies
+        allHostsMustBeEvaluated = false
+        let index = ServerTrustPolicyManager.index(policies)
+        exact = index.exact
+        wildcards = index.wildcards
+    }
+
+    /// Creates a manager.
+    ///
+    /// - Parameters:
+    ///   - policies:                policies keyed by host (`"api.example.com"`, `"127.0.0.1"`) or
+    ///                              wildcard (`"*.example.com"`), matched against the URL's host
+    ///                              exactly. Of keys differing only in case, one is kept.
+    ///   - allHostsMustBeEvaluated: whether an HTTPS host without a policy fails its handshake with
+    ///                              ``CurlfireError/ServerTrustFailureReason/noPolicyForHost`` instead
+    ///                              of getting default evaluation.
+    public init(policies: [String: ServerTrustPolicy], allHostsMustBeEvaluated: Bool) {
+        self.policies = policies
+        self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
+        let index = ServerTrustPolicyManager.index(policies)
+        exact = index.exact
+        wildcards = index.wildcards
+    }
+
+    /// The exact keys and the wildcard suffixes, lowercased.
+    private static func index(_ policies: [String: ServerTrustPolicy])
+        -> (exact: [String: ServerTrustPolicy], wildcards: [String: ServerTrustPolicy]) {
         var exact: [String: ServerTrustPolicy] = [:]
         var wildcards: [String: ServerTrustPolicy] = [:]
         for (key, policy) in policies.sorted(by: { $0.key < $1.key }) {
-            let lowered = Self.normalized(key)
+            let lowered = normalized(key)
             if lowered.hasPrefix("*."), lowered.count > 2 {
                 wildcards[String(lowered.dropFirst(2))] = policy
             } else {
                 exact[lowered] = policy
             }
         }
-        self.exact = exact
-        self.wildcards = wildcards
+        return (exact, wildcards)
     }
 
     /// The policy for a host: an exact key first, then a one-label wildcard.
     ///
     /// - Parameter host: the host name or IP address of the request's URL.
-    /// - Returns: the policy, or `nil` when none applies (the session then uses default evaluation).
+    /// - Returns: the policy, or `nil` when none applies (the session then uses default evaluation, or
+    ///            fails the handshake when ``allHostsMustBeEvaluated`` is `true`).
     open func serverTrustPolicy(forHost host: String) -> ServerTrustPolicy? {
         let name = Self.normalized(host)
         if let policy = exact[name] { return policy }

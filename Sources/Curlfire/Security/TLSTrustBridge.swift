@@ -31,8 +31,11 @@ internal import COpenSSL
 final class TLSTrustBridge: @unchecked Sendable {
     /// The host the policy is evaluated for.
     let host: String
-    /// The policy; `nil` means default evaluation with host validation.
+    /// The policy; `nil` means default evaluation with host validation, or a rejection when
+    /// ``policyRequired``.
     let policy: ServerTrustPolicy?
+    /// Whether a missing policy rejects every chain (`ServerTrustPolicyManager.allHostsMustBeEvaluated`).
+    let policyRequired: Bool
     /// Whether the policy requires a stapled OCSP response, which the bridge then requests and checks.
     let requiresStapledOCSP: Bool
 
@@ -45,11 +48,13 @@ final class TLSTrustBridge: @unchecked Sendable {
     /// - Parameters:
     ///   - host:         the host name or IP address the session connects to.
     ///   - policy:       the host's policy; `nil` for default evaluation with host validation.
+    ///   - policyRequired: whether a `nil` policy rejects the server with `.noPolicyForHost` instead.
     ///   - trustedRoots: anchors replacing the system roots (the session's `trustedRootCertificates`);
     ///                   empty for the system roots.
-    init(host: String, policy: ServerTrustPolicy?, trustedRoots: [Certificate]) {
+    init(host: String, policy: ServerTrustPolicy?, policyRequired: Bool = false, trustedRoots: [Certificate]) {
         self.host = host
         self.policy = policy
+        self.policyRequired = policyRequired
         anchorStore = trustedRoots.isEmpty ? TrustStore.system : TrustStore(anchors: trustedRoots)
         if case let .performRevokedEvaluation(_, flags) = policy {
             requiresStapledOCSP = flags.contains(.requireStapledOCSP)
@@ -114,6 +119,7 @@ final class TLSTrustBridge: @unchecked Sendable {
         var trust = ServerTrust(certificates: chain)
         trust.anchorStore = anchorStore
         trust.stapledOCSPCheckedByHandshake = true
+        if policy == nil, policyRequired { return .failure(.noPolicyForHost) }
         let policy = policy ?? .performDefaultEvaluation(validateHost: true)
         return policy.evaluation(trust, forHost: host)
     }

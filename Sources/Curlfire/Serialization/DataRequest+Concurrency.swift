@@ -28,9 +28,10 @@ public struct DataTask<Value>: Sendable {
         get async { await response.result }
     }
 
-    /// The value, or the error thrown.
+    /// The value, or the error thrown: always a ``CurlfireError`` (typed throws), so a `catch`
+    /// around it alone binds `error` as a ``CurlfireError`` without a cast.
     nonisolated(nonsending) public var value: Value {
-        get async throws { try await result.get() }
+        get async throws(CurlfireError) { try await result.get() }
     }
 
     /// Cancels the transfer.

@@ -1,3 +1,4 @@
+#if CLI
 import CurlfireCLIKit
 
 /// A failure that ends the command: printed as one `curlfire: error: …` line, then the process exits
@@ -23,3 +24,4 @@ struct CLIFailure: Error, CustomStringConvertible {
 
     var description: String { message ?? "exit status \(status.rawValue)" }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Curlfire
 import CurlfireCLIKit
@@ -112,3 +113,4 @@ struct CurlfireCommand: AsyncParsableCommand {
         _exit(status)
     }
 }
+#endif

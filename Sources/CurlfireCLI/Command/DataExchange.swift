@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import CurlfireCLIKit
 import Foundation
@@ -75,3 +76,4 @@ struct DataExchange {
         if terminal, let last = body.last, last != UInt8(ascii: "\n") { try StandardStreams.out("\n") }
     }
 }
+#endif

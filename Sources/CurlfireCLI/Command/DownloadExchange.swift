@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import CurlfireCLIKit
 import Foundation
@@ -189,3 +190,4 @@ struct DownloadExchange {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import CurlfireCLIKit
 import Foundation
@@ -62,3 +63,4 @@ final class LockedFlag: @unchecked Sendable {
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -49,3 +50,4 @@ enum FileValidator {
         return String(decoding: buffer[0..<count], as: UTF8.self)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -21,3 +22,4 @@ final class InterruptHandler {
         signal(SIGINT, SIG_DFL)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import CurlfireCLIKit
 
@@ -132,3 +133,4 @@ struct EventStreamOptions: ParsableArguments {
     @Flag(name: .customLong("sse-once"), help: "With --sse: do not reconnect when the connection ends (an LLM completion, say).")
     var once = false
 }
+#endif

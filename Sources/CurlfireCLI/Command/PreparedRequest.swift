@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import CurlfireCLIKit
 import Foundation
@@ -76,3 +77,4 @@ struct PreparedRequest {
         bodyInGET = method == "GET" && (request.httpBody.map { !$0.isEmpty } ?? false)
     }
 }
+#endif

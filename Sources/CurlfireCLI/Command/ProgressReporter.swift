@@ -1,3 +1,4 @@
+#if CLI
 import CurlfireCLIKit
 import Foundation
 
@@ -56,3 +57,4 @@ final class ProgressReporter: @unchecked Sendable {
         queue.sync { if drew { StandardStreams.err("\n") } }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import CurlfireCLIKit
 import Foundation
@@ -45,3 +46,4 @@ enum Report {
                                        reason: ReasonPhrase.for(response.statusCode), headers: headers, colors: colors)
     }
 }
+#endif

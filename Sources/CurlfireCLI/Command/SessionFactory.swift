@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import CurlfireCLIKit
 import Foundation
@@ -62,3 +63,4 @@ enum SessionFactory {
         return data
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import CurlfireCLIKit
 import Foundation
 #if canImport(Glibc)
@@ -46,3 +47,4 @@ enum StandardStreams {
     /// Writes `text` to stderr, ignoring failures (nothing better can be done with them).
     static func err(_ text: String) { try? write(Data(text.utf8), to: STDERR_FILENO) }
 }
+#endif

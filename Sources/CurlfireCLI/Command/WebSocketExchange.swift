@@ -1,3 +1,4 @@
+#if CLI
 import Curlfire
 import CurlfireCLIKit
 import Foundation
@@ -61,3 +62,4 @@ struct WebSocketExchange {
         }
     }
 }
+#endif

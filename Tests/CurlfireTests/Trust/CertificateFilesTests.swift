@@ -6,8 +6,7 @@ final class CertificateFilesTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlfire-certs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TrustTestPKI.scratchDirectory()  // it receives a copy of leaf.key: not in /tmp
     }
 
     override func tearDownWithError() throws {

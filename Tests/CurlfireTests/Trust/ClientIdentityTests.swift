@@ -50,8 +50,9 @@ final class ClientIdentityTests: XCTestCase {
 
     func testThatAnEncryptedPEMKeyNeedsItsPassword() throws {
         // Given: the client key encrypted with a password.
-        let encrypted = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).key")
-        defer { try? FileManager.default.removeItem(at: encrypted) }
+        let scratch = try TrustTestPKI.scratchDirectory()  // a copy of a private key: never in /tmp
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let encrypted = scratch.appendingPathComponent("client.key")
         XCTAssertNotNil(TrustTestPKI.run("/usr/bin/env", ["openssl", "pkey", "-in", try TrustTestPKI.url("client.key").path,
                                                           "-aes256", "-passout", "pass:s3cret", "-out", encrypted.path]))
         let chain = try TrustTestPKI.url("client-chain.pem")

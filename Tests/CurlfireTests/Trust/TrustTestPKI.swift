@@ -51,9 +51,22 @@ enum TrustTestPKI {
         return result.status == 0 ? result.output : nil
     }
 
+    /// A new empty directory for a test's own copies of PKI files (a copied or re-encrypted private key),
+    /// inside the PKI directory rather than the system's temporary directory: a test that crashes or is
+    /// killed leaves no private key in `/tmp` (`make test` checks, scripts/check-tmp-keys.sh).
+    /// The caller removes it.
+    static func scratchDirectory(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let directory = try directory(file: file, line: line)
+            .appendingPathComponent("scratch/\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// The repository's test PKI (`Tests/Fixtures/pki`, what `make pki` and the test servers use),
+    /// generated when missing. scripts/make-test-pki.sh is idempotent and takes a lock, so test
+    /// processes running at once share one copy; nothing is written to the temporary directory.
     private static func generate() -> Result<URL, TrustTestPKIError> {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("curlfire-trust-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        let directory = repositoryRoot.appendingPathComponent("Tests/Fixtures/pki")
         let script = repositoryRoot.appendingPathComponent("scripts/make-test-pki.sh").path
         guard run("/bin/bash", [script, directory.path]) != nil,
               FileManager.default.fileExists(atPath: directory.appendingPathComponent(".complete").path) else {
