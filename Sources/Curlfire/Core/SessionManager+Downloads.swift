@@ -25,6 +25,7 @@ extension SessionManager {
     ///                  `nil` by default.
     ///   - destination: Where the file goes once downloaded. `nil` by default: it stays in the
     ///                  temporary directory.
+    @discardableResult
     public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                          encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                          interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil,
@@ -47,6 +48,7 @@ extension SessionManager {
     ///   - encoding:    How to encode them. `URLEncoding.default` by default.
     ///   - headers:     Headers, added to the session's defaults. `nil` by default.
     ///   - destination: Where the file goes once downloaded. `nil` by default.
+    @discardableResult
     public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                          encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
@@ -61,6 +63,7 @@ extension SessionManager {
     ///   - urlRequest:  The request.
     ///   - interceptor: Adapts and retries this request only. `nil` by default.
     ///   - destination: Where the file goes once downloaded. `nil` by default.
+    @discardableResult
     public func download(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
         download(Self.build { try urlRequest.asURLRequest() }, plan: .fresh, destination: destination,
@@ -81,6 +84,7 @@ extension SessionManager {
     /// - Parameters:
     ///   - resumeData:  The resume data.
     ///   - destination: Where the file goes once complete. `nil` by default.
+    @discardableResult
     public func download(resumingWith resumeData: Data,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
         do {
@@ -102,12 +106,17 @@ extension SessionManager {
     func download(_ built: Result<URLRequest, CurlfireError>, plan start: DownloadStart,
                   destination: DownloadRequest.DownloadFileDestination?,
                   interceptor: (any RequestInterceptor)? = nil, body: UploadBody = .none) -> DownloadRequest {
-        let identity = built.map { request -> URLRequest in
+        var identity = built.map { request -> URLRequest in
             var request = request
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
                 request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             }
             return request
+        }
+        // A destination that cannot take the file fails now, before anything is requested.
+        if let destination, case let .success(request) = identity,
+           let problem = DownloadDestinationCheck.problem(destination, for: request) {
+            identity = .failure(problem)
         }
         var spec = dataSpec(identity, interceptor: interceptor)
         let originalResumeData: Data?
@@ -191,6 +200,7 @@ enum DownloadFinisher {
 
 /// Creates a download request on ``SessionManager/default``; see
 /// ``SessionManager/download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``.
+@discardableResult
 public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                      encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                      interceptor: (any RequestInterceptor)? = nil, requestModifier: SessionManager.RequestModifier? = nil,
@@ -201,6 +211,7 @@ public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameter
 
 /// Creates a download request on ``SessionManager/default`` in Alamofire 4's exact shape (a
 /// trailing closure is the destination); see ``SessionManager/download(_:method:parameters:encoding:headers:to:)``.
+@discardableResult
 public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                      encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
@@ -209,6 +220,7 @@ public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameter
 }
 
 /// Creates a download request from a `URLRequestConvertible` on ``SessionManager/default``.
+@discardableResult
 public func download(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
     SessionManager.default.download(urlRequest, interceptor: interceptor, to: destination)
@@ -216,6 +228,7 @@ public func download(_ urlRequest: URLRequestConvertible, interceptor: (any Requ
 
 /// Continues a download from resume data on ``SessionManager/default``; see
 /// ``SessionManager/download(resumingWith:to:)``.
+@discardableResult
 public func download(resumingWith resumeData: Data,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
     SessionManager.default.download(resumingWith: resumeData, to: destination)

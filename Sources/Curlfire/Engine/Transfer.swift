@@ -109,9 +109,18 @@ final class Transfer: @unchecked Sendable {
     /// lifecycle: the retry-delay and deadline timers, cancelled when the request ends; under `lock`.
     var timers = Timers()
 
+    /// Whether the session's `startRequestsImmediately` was true when the request was created
+    /// (Alamofire 4 reads it then): a request released with no handler is then sent.
+    private let startsImmediately: Bool
+    /// Set once a handler, `resume()`, `cancel()`, `suspend()` or a replacing modifier decided the
+    /// request's fate: its last value going away then starts nothing. Atomic, not under `lock`:
+    /// a value can be released while `lock` is held (a progress closure that captured its request).
+    private let releaseStartDisarmed = Atomic<Bool>(false)
+
     init(session: SessionManager, spec: Spec) {
         self.session = session
         self.spec = spec
+        startsImmediately = session.startRequestsImmediately
         machine = RequestStateMachine(hasRetriers: !spec.retriers.isEmpty,
                                       maximumRedirects: session.configuration.maximumRedirects)
         if case let .success(request) = spec.urlRequest { currentRequest = request }
@@ -171,6 +180,7 @@ final class Transfer: @unchecked Sendable {
     ///     one hop from the engine. `nil` runs it inline wherever the outcome is published (possibly
     ///     the engine thread): only for internal handlers that merely hand the outcome over.
     func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         lock.lock()
         handlers.append(Handler(queue: queue, run: handler))
         handlerAttached = true
@@ -225,8 +235,26 @@ final class Transfer: @unchecked Sendable {
 
     // MARK: - Lifecycle (the state machine decides; these carry out its actions)
 
+    // MARK: - Requests without a handler (Alamofire 4's startRequestsImmediately)
+
+    /// Stops the release of the last value from starting the transfer (a modifier replaced it, or
+    /// the user steered it).
+    func disarmReleaseStart() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
+    }
+
+    /// The last copy of the user's request value is gone. A request nobody attached a handler to,
+    /// resumed, suspended, cancelled or replaced is sent now when the session started requests
+    /// immediately at its creation — fire-and-forget, as in Alamofire 4; otherwise it was never
+    /// going to be sent and stays unsent (as an Alamofire 4 request never resumed).
+    func lastValueReleased() {
+        guard !releaseStartDisarmed.exchange(true, ordering: .relaxed), startsImmediately else { return }
+        start()
+    }
+
     /// Starts the transfer if it has not started (idempotent, any thread).
     func start() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let action = lock.withLock { machine.start() }
         guard action != .none else { return }
         session.liveTransfers.insert(self) // parity: cancelAllRequests()
@@ -237,6 +265,7 @@ final class Transfer: @unchecked Sendable {
     /// Cancels the transfer at any stage, at once; its handlers get ``CurlfireError/explicitlyCancelled``.
     /// A late answer from the abandoned stage (an adapter, a retrier, a redirect handler, a timer) is ignored.
     func cancel() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let action: RequestStateMachine.Action = lock.withLock {
             let action = machine.cancel()
             if action != .none {
@@ -252,6 +281,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Pauses the transfer (libcurl stops reading and writing); `resume()` continues it.
     func suspend() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let (wasSuspended, action) = lock.withLock { (machine.isSuspended, machine.suspend()) }
         guard !wasSuspended else { return }
         perform(action)
@@ -260,6 +290,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Starts the transfer, or continues it after `suspend()`.
     func resume() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let (wasIdle, wasSuspended, action) = lock.withLock {
             (!machine.isStarted, machine.isSuspended, machine.resume())
         }
@@ -496,11 +527,14 @@ final class Transfer: @unchecked Sendable {
         finalOutcome = outcome
         // No report follows; a closure that captures its own request (`request.downloadProgress {
         // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
+        // Released after the lock: the closure may hold the last copy of a request value.
+        let droppedProgress = (downloadProgressHandlers, uploadProgressHandlers)
         downloadProgressHandlers.removeAll()
         uploadProgressHandlers.removeAll()
         let drainNow = !handlers.isEmpty && !draining
         if drainNow { draining = true }
         lock.unlock()
+        withExtendedLifetime(droppedProgress) {}
         if drainNow {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
             drain(outcome)
