@@ -70,6 +70,12 @@ public enum CurlfireError: Error, Sendable {
     }
     /// A WebSocket connection failed (``WebSocketRequest``), with the reason.
     case webSocketFailed(reason: WebSocketFailureReason)
+    // Issue 30 (release-b): kept together.
+    /// A download's destination cannot take the file, found before anything was requested (nothing
+    /// was sent): `error` is a `POSIXError` — `EEXIST` (occupied, without `.removePreviousFile`),
+    /// `ENOENT` (no such directory, without `.createIntermediateDirectories`), `ENOTDIR`, `EISDIR`,
+    /// `EACCES` or `EROFS` (the directory cannot be written).
+    case downloadDestinationUnusable(error: Error, destination: URL)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -113,6 +119,8 @@ public enum CurlfireError: Error, Sendable {
         case outputStreamWriteFailed(error: Error)
         /// Reading a body part failed.
         case inputStreamReadFailed(error: Error)
+        /// The URL given to `MultipartFormData.writeEncodedData(to:)` is not a file URL (Alamofire 4's name).
+        case outputStreamURLInvalid(url: URL)
     }
 
     /// Why a validator rejected a response.
@@ -333,6 +341,10 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case .bodyStreamFailed(.notReplayable):
             return "The request body is a stream that was already read: it cannot be sent again (retry or 307/308 redirect)."
         case let .webSocketFailed(reason): return "WebSocket failed: \(reason)"
+        // Issue 30 (release-b): kept together.
+        case let .downloadDestinationUnusable(error, destination):
+            return "The download was not started because its destination \(destination.path) cannot take the file: "
+                + DownloadFileMover.describe(error)
         }
     }
 }
