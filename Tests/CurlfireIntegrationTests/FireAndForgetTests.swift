@@ -79,7 +79,8 @@ final class FireAndForgetTests: XCTestCase {
     func testThatValidateWithoutAHandlerIsSentOnce() async throws {
         let session = SessionManager()
         server.enqueue(.text("ok"))
-        session.request(server.url("/validated")).validate().validate(statusCode: 200..<300)
+        // `_ =`: validate() is not @discardableResult on purpose (see MigratingFromAlamofire.md)
+        _ = session.request(server.url("/validated")).validate().validate(statusCode: 200..<300)
         let count = await requestCount(reaching: 1)
         XCTAssertEqual(count, 1)
         await settle()
@@ -97,7 +98,7 @@ final class FireAndForgetTests: XCTestCase {
         defer { challenged.shutdown() }
         let session = SessionManager()
         // When: the chain right after creation, no handler
-        session.request(challenged.url("/secret"), method: .post).authenticate(user: "user", password: "pass")
+        _ = session.request(challenged.url("/secret"), method: .post).authenticate(user: "user", password: "pass")
         // Then: the original request (replaced by the modifier) is not sent; the authenticated one is
         let deadline = Date().addingTimeInterval(10)
         while challenged.requestCount < 2, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
@@ -166,5 +167,68 @@ final class FireAndForgetTests: XCTestCase {
         copy = nil
         let count = await requestCount(reaching: 1)
         XCTAssertEqual(count, 1)
+    }
+
+    // MARK: - A released session (decision: its started requests finish, then it goes)
+
+    func testThatAReleasedSessionFinishesItsRequestsAndThenGoes() async throws {
+        // Given: a slow answer, and the only reference to the session dropped while it is on its way
+        server.enqueue(MockResponse(body: Data("late".utf8)).delayed(by: 0.5))
+        weak var weakSession: SessionManager?
+        let waiter = ResponseWaiter<DefaultDataResponse>()
+        do {
+            let session = SessionManager()
+            weakSession = session
+            session.request(server.url("/slow")).response { waiter.fulfil($0) }
+        }
+        // Then: the request ends normally (no -999 / sessionDeinitialized as in Alamofire 4) …
+        let response = await waiter.value
+        XCTAssertNil(response.error)
+        XCTAssertEqual(response.data, Data("late".utf8))
+        // … and the session is freed once nothing is in flight.
+        let deadline = Date().addingTimeInterval(5)
+        while weakSession != nil, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertNil(weakSession, "the session outlived its last request")
+    }
+
+    func testThatAReleasedSessionWhoseRequestsNeverStartGoesAtOnce() async throws {
+        weak var weakSession: SessionManager?
+        do {
+            let session = SessionManager()
+            session.startRequestsImmediately = false
+            weakSession = session
+            session.request(server.url("/never"))
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while weakSession != nil, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertNil(weakSession)
+        XCTAssertEqual(server.requestCount, 0)
+    }
+
+    func testThatCancelAllRequestsEndsARetryLoopSoTheSessionCanGo() async throws {
+        // A retrier that never gives up keeps a request, and so its session, alive: cancelling
+        // its requests is how a released session is stopped (Lifecycle.md, "A released session").
+        let failing = try MockServer(dispatcher: { _ in MockResponse(statusCode: 503) })
+        defer { failing.shutdown() }
+        weak var weakSession: SessionManager?
+        let waiter = ResponseWaiter<DefaultDataResponse>()
+        do {
+            let session = SessionManager()
+            weakSession = session
+            session.retrier = Retrier { _, _, _, completion in completion(.retryWithDelay(0.05)) }
+            session.request(failing.url("/down")).response { waiter.fulfil($0) }
+            let deadline = Date().addingTimeInterval(10)
+            while failing.requestCount < 3, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+            XCTAssertGreaterThanOrEqual(failing.requestCount, 3, "retrying")
+            session.cancelAllRequests()
+        }
+        let response = await waiter.value
+        XCTAssertTrue(response.error?.isExplicitlyCancelledError ?? false, "\(String(describing: response.error))")
+        let deadline = Date().addingTimeInterval(5)
+        while weakSession != nil, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertNil(weakSession)
+        let settled = failing.requestCount
+        try await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertEqual(failing.requestCount, settled, "no retry after the session went")
     }
 }

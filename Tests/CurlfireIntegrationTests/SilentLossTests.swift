@@ -178,4 +178,22 @@ final class SilentLossTests: XCTestCase {
         }
         XCTAssertEqual(server.requestCount, 1)
     }
+
+    func testThatADestinationOccupiedDuringTheTransferStillFailsTheMoveAndKeepsTheBytes() async throws {
+        // What cannot be known beforehand is still reported, with the downloaded bytes kept.
+        let target = directory.appendingPathComponent("raced.bin")
+        server.enqueue(MockResponse(body: bytes(2_048)).delayed(by: 0.5))
+        let waiter = ResponseWaiter<DefaultDownloadResponse>()
+        SessionManager().download(server.url("/raced")) { _, _ in (target, []) }.response { waiter.fulfil($0) }
+        _ = server.takeRequest(timeout: 5)
+        try Data("first".utf8).write(to: target)
+        let response = await waiter.value
+        guard case let .downloadedFileMoveFailed(error, source, _)? = response.error else {
+            return XCTFail("expected downloadedFileMoveFailed, got \(String(describing: response.error))")
+        }
+        XCTAssertEqual((error as? POSIXError)?.code, .EEXIST)
+        XCTAssertEqual(try Data(contentsOf: source), bytes(2_048))
+        XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "first")
+        try? FileManager.default.removeItem(at: source)
+    }
 }
