@@ -71,7 +71,7 @@ final class Transfer: @unchecked Sendable {
         var resumesDownloadOnRetry = false
     }
 
-    private struct ProgressHandler {
+    struct ProgressHandler { // internal for Transfer+Progress.swift
         let queue: DispatchQueue
         let closure: @Sendable (Progress) -> Void
     }
@@ -95,12 +95,24 @@ final class Transfer: @unchecked Sendable {
         let run: @Sendable (TransferOutcome) -> Void
     }
 
+    /// The latest progress of each direction, and whether `request.progress` was read (then
+    /// libcurl reports progress even without a progress closure); under `lock`.
+    var downloadCounts = ProgressCounts() // internal for Transfer+Progress.swift
+    var uploadCounts = ProgressCounts()
+    var progressObserved = false
+    /// Where `DataRequest.stream(closure:)` sends the body instead of keeping it; under `lock`.
+    private var dataStream: StreamTarget?
+    private struct StreamTarget {
+        let queue: DispatchQueue
+        let closure: @Sendable (Data) -> Void
+    }
+
     private var handlers: [Handler] = []
     private var handlerAttached = false
     private var draining = false
     private var finalOutcome: TransferOutcome?
-    private var downloadProgressHandlers: [ProgressHandler] = []
-    private var uploadProgressHandlers: [ProgressHandler] = []
+    var downloadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
+    var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     private var currentRequest: URLRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
@@ -196,6 +208,15 @@ final class Transfer: @unchecked Sendable {
             drain(drainNow)
         } else if start {
             self.start()
+        }
+    }
+
+    /// Sends the body of every later attempt to `closure` on `queue`, chunk by chunk, instead of
+    /// keeping it (Alamofire 4's `DataRequest.stream(closure:)`); ignored once an attempt started.
+    func setDataStream(queue: DispatchQueue, _ closure: @escaping @Sendable (Data) -> Void) {
+        lock.withLock {
+            if finalOutcome != nil { return }
+            dataStream = StreamTarget(queue: queue, closure: closure)
         }
     }
 
@@ -374,11 +395,11 @@ final class Transfer: @unchecked Sendable {
 
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
-        let (hop, startTime, deadline) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64) in
+        let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
             if stage.hop == 0 { carry.beginAttempt() }
             currentRequest = carry.next?.request ?? currentRequest
             return (carry.next, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
-                    carry.deadline)
+                    carry.deadline, dataStream)
         }
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.request
@@ -392,7 +413,7 @@ final class Transfer: @unchecked Sendable {
             case let .send(sent): request = sent
             }
         }
-        var sink: ResponseSink?
+        var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
         if spec.resumesDownloadOnRetry, let resume = lock.withLock({ carry.downloadResume }),
            let ifRange = resume.validators.ifRange {
             // parity: a retried download continues from the bytes on disk.
@@ -418,7 +439,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     private var hasProgressHandlers: Bool {
-        lock.withLock { !downloadProgressHandlers.isEmpty || !uploadProgressHandlers.isEmpty }
+        lock.withLock { progressObserved || !downloadProgressHandlers.isEmpty || !uploadProgressHandlers.isEmpty }
     }
 
     /// Called on the engine thread when an attempt is over.
@@ -538,41 +559,6 @@ final class Transfer: @unchecked Sendable {
         if drainNow {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
             drain(outcome)
-        }
-    }
-
-    // MARK: - Progress (engine thread)
-
-    func reportDownloadProgress(completed: Int64, total: Int64?) {
-        let handlers = lock.withLock { downloadProgressHandlers }
-        Self.report(handlers, completed: completed, total: total)
-    }
-
-    func reportUploadProgress(completed: Int64, total: Int64) {
-        let handlers = lock.withLock { uploadProgressHandlers }
-        Self.report(handlers, completed: completed, total: total)
-    }
-
-    /// A successful transfer always ends with a complete report in each direction: libcurl's last
-    /// progress callback can come before the final bytes are counted.
-    func reportFinalProgress(_ outcome: TransferOutcome) {
-        let sent = outcome.uploadedBodyBytes
-        if sent > 0 { reportUploadProgress(completed: sent, total: sent) }
-        let received = outcome.sink?.byteCount ?? 0
-        reportDownloadProgress(completed: received, total: received)
-    }
-
-    private static func report(_ handlers: [ProgressHandler], completed: Int64, total: Int64?) {
-        guard !handlers.isEmpty else { return }
-        for handler in handlers {
-            // A fresh Progress per report: Foundation's Progress on Linux traps when an existing
-            // object's total is reset, which a restarted transfer would do.
-            let closure = handler.closure
-            handler.queue.async {
-                let progress = Progress(totalUnitCount: total ?? -1)
-                progress.completedUnitCount = completed
-                closure(progress)
-            }
         }
     }
 }
