@@ -24,6 +24,11 @@ public final class SessionManager: @unchecked Sendable {
     /// The serial queue completion handlers run on when a call names no queue. Not the main
     /// queue: on Linux the main queue runs only under `dispatchMain()` or a running `RunLoop`.
     public let callbackQueue: DispatchQueue
+    /// Where response serializers run before their completion handler is called on its own queue,
+    /// as Alamofire 5's `serializationQueue`, so heavy parsing does not hold up completions on the
+    /// callback queue. `nil` (the default): a serializer runs on its completion handler's queue,
+    /// in the same hop. A serial queue keeps each request's handlers in their attach order.
+    public let serializationQueue: DispatchQueue?
 
     private let state = SessionState()
 
@@ -82,12 +87,16 @@ public final class SessionManager: @unchecked Sendable {
     ///                               stores, for requests that set no handler of their own. `nil` by
     ///                               default: every storable response is stored as it is.
     ///   - interceptor:              Adapts and retries every request (``interceptor``). `nil` by default.
+    ///   - serializationQueue:       Where serializers run (``serializationQueue``). `nil` by default:
+    ///                               on each completion handler's queue.
     public init(configuration: SessionConfiguration = .default,
                 serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
                 callbackQueue: DispatchQueue? = nil,
                 eventMonitors: [any EventMonitor] = [],
                 cachedResponseHandler: (any CachedResponseHandler)? = nil,
-                interceptor: (any RequestInterceptor)? = nil) {
+                interceptor: (any RequestInterceptor)? = nil,
+                serializationQueue: DispatchQueue? = nil) {
+        self.serializationQueue = serializationQueue
         self.configuration = configuration
         self.cachedResponseHandler = cachedResponseHandler
         unsafeDefaultHeader = configuration.httpAdditionalHeaders.firstUnsafeHeaderName
