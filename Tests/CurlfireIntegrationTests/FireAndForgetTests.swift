@@ -169,6 +169,52 @@ final class FireAndForgetTests: XCTestCase {
         XCTAssertEqual(count, 1)
     }
 
+    /// The fire-and-forget forms of Alamofire 4.9.1's Usage.md and AdvancedUsage.md, renamed only.
+    struct Router: URLRequestConvertible {
+        let base: URL
+        func asURLRequest() throws -> URLRequest {
+            var request = URLRequest(url: base.appendingPathComponent("users/mattt"))
+            request.httpMethod = "GET"
+            return request
+        }
+    }
+
+    func testThatTheAlamofire4DocsFireAndForgetFormsAllArrive() async throws {
+        // Given: a server answering everything
+        let all = try MockServer(dispatcher: { _ in MockResponse(statusCode: 200, body: Data("ok".utf8)) })
+        defer { all.shutdown() }
+        let parameters: Parameters = ["foo": "bar", "baz": ["a", 1], "qux": ["x": 1, "y": 2, "z": 3]]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("curlfire-ff-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let destination: DownloadRequest.DownloadFileDestination = { _, _ in (file, [.removePreviousFile]) }
+        var urlRequest = URLRequest(url: all.url("/request"))
+        urlRequest.httpMethod = HTTPMethod.post.rawValue
+        // When
+        Curlfire.request(all.url("/get"))
+        Curlfire.request(all.url("/post"), method: .post)
+        Curlfire.request(all.url("/put"), method: .put)
+        Curlfire.request(all.url("/delete"), method: .delete)
+        Curlfire.request(all.url("/get-parameters"), parameters: parameters)
+        Curlfire.request(all.url("/get-method-dependent"), parameters: parameters, encoding: URLEncoding(destination: .methodDependent))
+        Curlfire.request(all.url("/post-form"), method: .post, parameters: parameters, encoding: URLEncoding.httpBody)
+        Curlfire.request(all.url("/post-json"), method: .post, parameters: parameters, encoding: JSONEncoding.default)
+        Curlfire.request(all.url("/post-json-options"), method: .post, parameters: parameters, encoding: JSONEncoding(options: []))
+        Curlfire.request(urlRequest)
+        Curlfire.request(Router(base: all.url("/")))
+        Curlfire.download(all.url("/image/png"), to: destination)
+        Curlfire.upload(Data("hello".utf8), to: all.url("/upload"))
+        // Then: each arrives once
+        let expected = ["GET /get", "POST /post", "PUT /put", "DELETE /delete", "GET /get-parameters",
+                        "GET /get-method-dependent", "POST /post-form", "POST /post-json", "POST /post-json-options",
+                        "POST /request", "GET /users/mattt", "GET /image/png", "POST /upload"]
+        let deadline = Date().addingTimeInterval(15)
+        while all.requestCount < expected.count, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        var seen: [String] = []
+        while let next = all.takeRequest(timeout: 0.2) { seen.append("\(next.method) \(next.pathWithoutQuery)") }
+        XCTAssertEqual(seen.sorted(), expected.sorted())
+    }
+
     // MARK: - A released session (decision: its started requests finish, then it goes)
 
     func testThatAReleasedSessionFinishesItsRequestsAndThenGoes() async throws {
