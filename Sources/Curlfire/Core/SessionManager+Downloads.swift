@@ -10,8 +10,11 @@ extension SessionManager {
     /// The body is written to a temporary file as it arrives. Downloads ask for the body without
     /// content coding (`Accept-Encoding: identity`) so that a byte count on disk is a byte position
     /// on the server and the download can be resumed; set `Accept-Encoding` yourself to get
-    /// compression instead (such a download gives no resume data). Nothing is sent until a
-    /// response handler is attached (or `resume()` is called when ``startRequestsImmediately`` is `false`).
+    /// compression instead (such a download gives no resume data). It starts at its first response
+    /// handler; one that never gets a handler starts when its last copy is released (Alamofire 4's
+    /// fire-and-forget); with ``startRequestsImmediately`` `false`, only `resume()` starts it. A
+    /// destination that cannot take the file fails it before anything is sent
+    /// (``CurlfireError/downloadDestinationUnusable(error:destination:)``).
     ///
     /// - Parameters:
     ///   - url:         The URL.

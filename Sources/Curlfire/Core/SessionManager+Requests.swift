@@ -8,8 +8,10 @@ extension SessionManager {
 
     /// Creates a data request from a URL, method, parameters, encoding and headers.
     ///
-    /// Nothing is sent until a response handler is attached (or `resume()` is called when
-    /// ``startRequestsImmediately`` is `false`). An invalid URL or a parameter-encoding failure is
+    /// The request starts at its first response handler, after the chain calls before it; one that
+    /// never gets a handler is sent when the last copy of its value is released, as Alamofire 4 sends
+    /// a fire-and-forget request. With ``startRequestsImmediately`` `false`, only `resume()` starts
+    /// it. A `URLRequest`'s `httpBodyStream` is streamed. An invalid URL or a parameter-encoding failure is
     /// not thrown here: the request's handlers receive it as their error.
     ///
     /// - Parameters:

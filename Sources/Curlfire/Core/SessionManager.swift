@@ -5,8 +5,9 @@ import FoundationNetworking
 /// connections, DNS cache and TLS sessions its requests share.
 ///
 /// `SessionManager.default` serves the module-level functions (`Curlfire.request(…)`). A session
-/// stays alive while any of its requests is in flight; when it is released its engine thread
-/// stops and every curl handle is freed.
+/// stays alive while any of its requests is in flight — releasing it does not cancel them, unlike
+/// Alamofire 4 (``cancelAllRequests(completingOnQueue:completion:)`` does); when the last one has
+/// delivered its outcome its engine thread stops and every curl handle is freed.
 public final class SessionManager: @unchecked Sendable {
     /// The shared session behind the module-level functions.
     public static let `default` = SessionManager()
@@ -59,8 +60,9 @@ public final class SessionManager: @unchecked Sendable {
         set { state.withLock { $0.interceptor = newValue } }
     }
 
-    /// Whether requests start as soon as a response handler is attached (`true`, the default) or
-    /// wait for `resume()`.
+    /// Whether requests start by themselves (`true`, the default) — at their first response handler,
+    /// or, for one that never gets a handler, when the last copy of its value is released — or wait
+    /// for `resume()`. Read when a request is created, as in Alamofire 4.
     public var startRequestsImmediately: Bool {
         get { state.withLock { $0.startRequestsImmediately } }
         set { state.withLock { $0.startRequestsImmediately = newValue } }
