@@ -133,6 +133,22 @@ final class Alamofire4SpellingTests: XCTestCase {
         XCTAssertEqual(wrong.response?.statusCode, 401)
     }
 
+    func testThatAnAuthorizationHeaderBuiltAsInAlamofire4IsAccepted() async throws {
+        // Usage.md, "Authentication" → HTTP Basic with headers (Request.… becomes DataRequest.…)
+        let user = "user"
+        let password = "password"
+        var headers: HTTPHeaders = [:]
+        if let authorizationHeader = DataRequest.authorizationHeader(user: user, password: password) {
+            headers[authorizationHeader.key] = authorizationHeader.value
+        }
+        let url = try Live.httpbin("/basic-auth/user/password")
+        let response = await awaitResponse {
+            Curlfire.request(url, headers: headers).validate()
+                .responseJSON(completionHandler: $0)
+        }
+        XCTAssertNil(response.error, response.debugDescription)
+    }
+
     // MARK: - Serializers spelled as Alamofire 4 statics
 
     func testThatTheAlamofire4SerializerStaticsSerialize() async throws {

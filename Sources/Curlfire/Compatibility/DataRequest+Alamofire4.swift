@@ -16,6 +16,18 @@ extension DataRequest {
         return self
     }
 
+    /// Alamofire 4's `Request.authorizationHeader(user:password:)`, here on `DataRequest`: the
+    /// Basic `Authorization` header for `user` and `password`, as a key and a value.
+    ///
+    /// - Parameters:
+    ///   - user:     The user.
+    ///   - password: The password.
+    /// - Returns: `("Authorization", "Basic …")`; never `nil` (UTF-8 always encodes).
+    public static func authorizationHeader(user: String, password: String) -> (key: String, value: String)? {
+        let header = HTTPHeader.authorization(username: user, password: password)
+        return (header.name, header.value)
+    }
+
     /// Alamofire 4's `DataRequest.dataResponseSerializer()`: ``DataResponseSerializer/data()``.
     public static func dataResponseSerializer() -> DataResponseSerializer<Data> { .data() }
 

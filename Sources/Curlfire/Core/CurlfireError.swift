@@ -268,7 +268,7 @@ extension CurlfireError {
     }
     /// The error underneath, where the case wraps one: a validation closure's, a serializer's or a
     /// `flatMap` transform's error, an adapter's or a retrier's, a multipart body part's or the
-    /// encoder's file error, a file system error of a download's move, a JSON or property-list
+    /// encoder's file error, a file system error of a download's move or of its destination check, a JSON or property-list
     /// encoder's or parser's. Your own error comes back as itself: `response.error?.underlyingError
     /// as? MyError`. `nil` for the cases that wrap none.
     public var underlyingError: Error? {
@@ -278,6 +278,7 @@ extension CurlfireError {
              let .multipartEncodingFailed(.outputStreamWriteFailed(error)),
              let .multipartEncodingFailed(.inputStreamReadFailed(error)),
              let .downloadedFileMoveFailed(error, _, _),
+             let .downloadDestinationUnusable(error, _),
              let .bodyStreamFailed(.producerFailed(error)),
              let .bodyStreamFailed(.inputStreamReadFailed(error)):
             return error
