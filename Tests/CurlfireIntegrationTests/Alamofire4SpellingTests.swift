@@ -44,6 +44,21 @@ final class Alamofire4SpellingTests: XCTestCase {
         XCTAssertEqual(String(decoding: data, as: UTF8.self), "chunk")
     }
 
+    func testThatAStreamedBodyIsNotCachedAsAnEmptyOne() async throws {
+        var configuration = SessionConfiguration()
+        configuration.responseCache = ResponseCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil)
+        let session = SessionManager(configuration: configuration)
+        server.enqueue(MockResponse(headers: ["Cache-Control": "max-age=600"], body: Data("streamed".utf8)))
+        server.enqueue(MockResponse(headers: ["Cache-Control": "max-age=600"], body: Data("kept".utf8)))
+        let chunks = Recorder<Data>()
+        let streamed = session.request(server.url("/cacheable")).stream { chunks.append($0) }
+        _ = await awaitResponse { streamed.response(completionHandler: $0) }
+        XCTAssertEqual(chunks.all.reduce(Data(), +), Data("streamed".utf8))
+        let second = try await session.request(server.url("/cacheable")).serializingString().value
+        XCTAssertEqual(second, "kept", "the streamed response was not stored with an empty body")
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
     // MARK: - SessionManager(configuration: URLSessionConfiguration)
 
     func testThatAURLSessionConfigurationIsMapped() async throws {

@@ -254,8 +254,6 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    // MARK: - Lifecycle (the state machine decides; these carry out its actions)
-
     // MARK: - Requests without a handler (Alamofire 4's startRequestsImmediately)
 
     /// Stops the release of the last value from starting the transfer (a modifier replaced it, or
@@ -272,6 +270,8 @@ final class Transfer: @unchecked Sendable {
         guard !releaseStartDisarmed.exchange(true, ordering: .relaxed), startsImmediately else { return }
         start()
     }
+
+    // MARK: - Lifecycle (the state machine decides; these carry out its actions)
 
     /// Starts the transfer if it has not started (idempotent, any thread).
     func start() {
