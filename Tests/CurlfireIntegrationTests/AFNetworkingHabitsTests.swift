@@ -138,6 +138,26 @@ final class AFNetworkingHabitsTests: XCTestCase {
         XCTAssertEqual(before.completedUnitCount, 0, "a snapshot does not change")
     }
 
+    func testThatProgressReadBeforeTheStartMovesWhileTheBodyArrives() async throws {
+        server.enqueue(MockResponse(body: Data(count: 120_000)).throttled(bytesPerSecond: 60_000))
+        let request = SessionManager().request(server.url("/slow-progress"))
+        XCTAssertEqual(request.progress.totalUnitCount, -1, "unknown before the head")
+        let done = ResponseWaiter<Void>()
+        request.response { _ in done.fulfil(()) }
+        var sawPartial = false
+        let deadline = Date().addingTimeInterval(20)
+        while !done.isFulfilled, Date() < deadline {
+            let now = request.progress
+            if now.completedUnitCount > 0, now.completedUnitCount < 120_000, now.totalUnitCount == 120_000 {
+                sawPartial = true
+            }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        await done.value
+        XCTAssertTrue(sawPartial, "a read during the transfer showed part of the body")
+        XCTAssertEqual(request.progress.completedUnitCount, 120_000)
+    }
+
     func testThatUploadProgressShowsTheBytesSent() async throws {
         server.enqueue(MockResponse(statusCode: 204))
         let body = Data(count: 50_000)

@@ -8,8 +8,10 @@ extension DataTransferRequest {
     ///
     /// Each read gives a new `Progress` with the counts of that moment; read it again for later
     /// ones (Foundation's `Progress` on Linux can be neither shared with the engine thread nor
-    /// reset by a retry). The first read makes the transfer count progress from then on; for
-    /// reports as they happen, use ``downloadProgress(queue:closure:)``.
+    /// reset by a retry). Read before the request starts, it makes the transfer count as bytes
+    /// arrive; read first while it runs, it shows the counts from the next attempt on, and the
+    /// complete counts once the request has succeeded. For reports as they happen, use
+    /// ``downloadProgress(queue:closure:)``.
     public var progress: Progress { _dataRequest.core.transfer.downloadProgressSnapshot }
 }
 
