@@ -3,19 +3,23 @@ import FoundationNetworking
 
 // Alamofire 4 spellings on data requests (issue 30 point 6).
 
-extension DataRequest {
+extension DataTransferRequest {
     /// Sends the response body to `closure` chunk by chunk as it arrives, in order, on the
-    /// session's callback queue, instead of keeping it — Alamofire 4's `stream(closure:)`. The
-    /// response handlers then see no `data` (as in Alamofire 4). Attach before the request starts;
-    /// it is an observer of the request's transfer, so copies share it.
+    /// session's callback queue, instead of keeping it — Alamofire 4's `stream(closure:)` (on data
+    /// and upload requests). The response handlers then see no `data` (as in Alamofire 4), and the
+    /// response is not stored in a ``ResponseCache``. Attach before the request starts; it is an
+    /// observer of the request's transfer, so copies share it.
     ///
     /// - Parameter closure: Receives each chunk; `nil` keeps the body as usual. `nil` by default.
     @discardableResult
     public func stream(closure: (@Sendable (Data) -> Void)? = nil) -> Self {
+        let core = _dataRequest.core
         if let closure { core.transfer.setDataStream(queue: core.session.callbackQueue, closure) }
         return self
     }
+}
 
+extension DataRequest {
     /// Alamofire 4's `Request.authorizationHeader(user:password:)`, here on `DataRequest`: the
     /// Basic `Authorization` header for `user` and `password`, as a key and a value.
     ///
