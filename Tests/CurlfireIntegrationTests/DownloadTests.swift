@@ -77,22 +77,21 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(response.value?.count, 64)
     }
 
-    func testThatAMissingDirectoryFailsTheMoveButKeepsTheBytesUnlessCreated() async throws {
+    func testThatAMissingDirectoryFailsBeforeTheTransferUnlessCreated() async throws {
+        // Checked before anything is requested (issue 30): no bytes are downloaded for nothing.
         let deep = directory.appendingPathComponent("x/y/file.bin")
         let url3 = try Live.httpbin("/bytes/2048")
         let failed = await awaitResponse {
             Curlfire.download(url3, to: self.to(deep)).response(completionHandler: $0)
         }
-        guard case let .downloadedFileMoveFailed(underlying, source, destination)? = failed.error else {
+        guard case let .downloadDestinationUnusable(underlying, destination)? = failed.error else {
             return XCTFail(failed.debugDescription)
         }
         XCTAssertEqual((underlying as? POSIXError)?.code, .ENOENT, "\(underlying)")
-        XCTAssertEqual((failed.error?.underlyingError as? POSIXError)?.code, .ENOENT)
         XCTAssertEqual(destination, deep)
-        XCTAssertEqual(source, failed.temporaryURL)
-        XCTAssertEqual(fileSize(source), 2048, "the downloaded bytes stay in the temporary file")
+        XCTAssertNil(failed.response, "nothing was requested")
+        XCTAssertNil(failed.temporaryURL)
         XCTAssertNil(failed.destinationURL)
-        try? FileManager.default.removeItem(at: source)
 
         let url4 = try Live.httpbin("/bytes/2048")
         let created = await awaitResponse {
@@ -108,14 +107,13 @@ final class DownloadTests: XCTestCase {
         try Data("keep me".utf8).write(to: target)
         let refused = await Curlfire.download(try Live.httpbin("/bytes/100"), to: to(target))
             .serializingDownloadedFileURL().response
-        guard case let .downloadedFileMoveFailed(underlying, source, _)? = refused.error else {
+        guard case let .downloadDestinationUnusable(underlying, _)? = refused.error else {
             return XCTFail(refused.debugDescription)
         }
         XCTAssertEqual((underlying as? POSIXError)?.code, .EEXIST, "\(underlying)")
         XCTAssertTrue(refused.error?.description.contains("removePreviousFile") ?? false, "\(String(describing: refused.error))")
         XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep me")
-        XCTAssertEqual(fileSize(source), 100)
-        try? FileManager.default.removeItem(at: source)
+        XCTAssertNil(refused.response, "nothing was requested")
 
         let replaced = await Curlfire.download(try Live.httpbin("/bytes/100"), to: to(target, .removePreviousFile))
             .serializingDownloadedFileURL().response

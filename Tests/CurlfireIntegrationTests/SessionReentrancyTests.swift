@@ -144,10 +144,12 @@ final class SessionReentrancyTests: XCTestCase {
         let session = SessionManager(eventMonitors: [monitor])
         let marker = Live.marker()
         var observers: [NSObjectProtocol] = []
-        for name in [Notification.Name.Task.DidResume, .Task.DidSuspend] {
+        let completed = XCTestExpectation(description: "didComplete posted")
+        for name in [Notification.Name.Task.DidResume, .Task.DidSuspend, .Task.DidComplete] {
             observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
                 guard let request = note.userInfo?[Notification.Key.Task] as? any Request,
                       request.request?.url?.query?.contains(marker) == true else { return }
+                if note.name == .Task.DidComplete { return completed.fulfill() }
                 suspends.append(note.name.rawValue)
             })
         }
@@ -156,6 +158,9 @@ final class SessionReentrancyTests: XCTestCase {
         let response = await request.serializingData().response
         XCTAssertNil(response.error)
         monitor.queue.sync {}
+        // Notifications are posted in order, off the monitor queue: once didComplete has been, the
+        // start's own didResume has been too.
+        await fulfillment(of: [completed], timeout: 5)
         suspends.removeAll() // the start's own didResume
         request.suspend()
         request.resume()

@@ -32,7 +32,7 @@ struct MemoryTier: Sendable {
         clock += 1
         entries[entry.key] = (entry, cost, clock)
         usage += cost
-        if usage > capacity { purge(downTo: preferredUsage) }
+        if usage > capacity { purge(downTo: preferredUsage, keeping: entry.key) }
     }
 
     /// Removes the key's entry.
@@ -46,9 +46,11 @@ struct MemoryTier: Sendable {
         usage = 0
     }
 
-    /// Evicts the least recently used entries until the usage is at most `target`.
-    private mutating func purge(downTo target: Int) {
+    /// Evicts the least recently used entries until the usage is at most `target`, never `kept`
+    /// (the entry just stored: one that costs more than `target` but fits the capacity stays, alone
+    /// if need be, rather than the store emptying the tier).
+    private mutating func purge(downTo target: Int, keeping kept: String) {
         let order = entries.sorted { $0.value.tick < $1.value.tick }.map(\.key)
-        for key in order where usage > target { remove(key) }
+        for key in order where usage > target && key != kept { remove(key) }
     }
 }

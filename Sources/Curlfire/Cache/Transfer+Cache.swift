@@ -152,7 +152,8 @@ extension Transfer {
                 return publish(served)
             }
         }
-        guard outcome.error == nil, let response, let status,
+        // A body handed to `stream(closure:)` was not kept (no `data`): there is nothing to store.
+        guard outcome.error == nil, let response, let status, outcome.data != nil || method == "HEAD",
               CacheRules.isStorable(method: method, status: status, requestHeaders: headers,
                                     responseFields: CachedEntry.fields(of: response), shared: settings.cache.isShared)
         else { return publish(outcome) }

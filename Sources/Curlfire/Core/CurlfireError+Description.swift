@@ -48,6 +48,22 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "The circuit breaker for \(host) is open after too many failed requests, so this request "
                 + "was not sent; it lets a probe through once its cool-down has passed."
         case let .eventStreamFailed(reason): return "The event stream failed: \(Self.clause(reason.description))"
+        case let .downloadDestinationUnusable(error, destination):
+            return Self.unusableDestinationSentence(error, destination: destination)
+        }
+    }
+
+    /// Why a download was not started: its destination, checked before anything was requested, cannot take the file.
+    private static func unusableDestinationSentence(_ error: Error, destination: URL) -> String {
+        let prefix = "The download was not started because its destination \(destination.path)"
+        let folder = destination.deletingLastPathComponent().path
+        switch (error as? POSIXError)?.code {
+        case .EEXIST?: return "\(prefix) already exists; pass .removePreviousFile to replace it."
+        case .ENOENT?: return "\(prefix) is in a folder that does not exist (\(folder)); pass .createIntermediateDirectories."
+        case .ENOTDIR?: return "\(prefix) is under a path that is a file, not a folder (\(folder))."
+        case .EISDIR?: return "\(prefix) is a directory; .removePreviousFile replaces files only."
+        case .EACCES?, .EROFS?: return "\(prefix) is in a folder that cannot be written (\(folder))."
+        default: return "\(prefix) cannot take the file: \(clause(describe(error)))"
         }
     }
 
@@ -195,6 +211,8 @@ extension CurlfireError.MultipartEncodingFailureReason: CustomStringConvertible 
         case let .outputStreamCreationFailed(url): return "The file for the encoded multipart body, \(url.path), could not be created."
         case let .outputStreamWriteFailed(error): return "Writing the encoded multipart body failed: \(clause(describe(error)))"
         case let .inputStreamReadFailed(error): return "Reading a multipart body part failed: \(clause(describe(error)))"
+        case let .outputStreamURLInvalid(url):
+            return "The multipart body can only be written to a file URL, and \(url.absoluteString) is not one."
         }
     }
 }

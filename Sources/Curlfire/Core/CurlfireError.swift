@@ -75,6 +75,12 @@ public enum CurlfireError: Error, Sendable {
     case webSocketFailed(reason: WebSocketFailureReason)
     /// A server-sent event stream failed (``EventStreamRequest``), with the reason.
     case eventStreamFailed(reason: EventStreamFailureReason)
+    // Issue 30 (release-b): kept together.
+    /// A download's destination cannot take the file, found before anything was requested (nothing
+    /// was sent): `error` is a `POSIXError` — `EEXIST` (occupied, without `.removePreviousFile`),
+    /// `ENOENT` (no such directory, without `.createIntermediateDirectories`), `ENOTDIR`, `EISDIR`,
+    /// `EACCES` or `EROFS` (the directory cannot be written).
+    case downloadDestinationUnusable(error: Error, destination: URL)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -118,6 +124,8 @@ public enum CurlfireError: Error, Sendable {
         case outputStreamWriteFailed(error: Error)
         /// Reading a body part failed.
         case inputStreamReadFailed(error: Error)
+        /// The URL given to `MultipartFormData.writeEncodedData(to:)` is not a file URL (Alamofire 4's name).
+        case outputStreamURLInvalid(url: URL)
     }
 
     /// Why a validator rejected a response.
@@ -269,7 +277,7 @@ extension CurlfireError {
     }
     /// The error underneath, where the case wraps one: a validation closure's, a serializer's or a
     /// `flatMap` transform's error, an adapter's or a retrier's, a multipart body part's or the
-    /// encoder's file error, a file system error of a download's move, a JSON or property-list
+    /// encoder's file error, a file system error of a download's move or of its destination check, a JSON or property-list
     /// encoder's or parser's. Your own error comes back as itself: `response.error?.underlyingError
     /// as? MyError`. `nil` for the cases that wrap none.
     public var underlyingError: Error? {
@@ -279,6 +287,7 @@ extension CurlfireError {
              let .multipartEncodingFailed(.outputStreamWriteFailed(error)),
              let .multipartEncodingFailed(.inputStreamReadFailed(error)),
              let .downloadedFileMoveFailed(error, _, _),
+             let .downloadDestinationUnusable(error, _),
              let .bodyStreamFailed(.producerFailed(error)),
              let .bodyStreamFailed(.inputStreamReadFailed(error)):
             return error

@@ -5,8 +5,10 @@ import FoundationNetworking
 ///
 /// Every chain method returns a modified copy (`Self`). Copies share one transfer: handlers
 /// attached to any of them run once each, in the order attached, after that transfer. Validators
-/// are captured by each handler when it is attached. The transfer starts with the first handler
-/// (or `resume()` when the session's `startRequestsImmediately` is `false`).
+/// are captured by each handler when it is attached. The transfer starts with the first handler,
+/// or — for a request that never gets one — when the last copy of the value is released (Alamofire
+/// 4's fire-and-forget); only `resume()` starts it when the session's `startRequestsImmediately`
+/// is `false`.
 public struct DataRequest: DataTransferRequest {
     var core: RequestCore
     var validators: [DataValidator] = []

@@ -35,13 +35,18 @@ struct RequestCore: Sendable {
     let session: SessionManager
     /// What the request sends and how (kept behind one reference: request values are copied at
     /// every step of a chain, and a spec is 273 bytes of closures, arrays and settings).
-    var spec: Transfer.Spec { specBox.value }
-    private let specBox: ImmutableBox<Transfer.Spec>
+    var spec: Transfer.Spec { valueBox.spec }
+    /// Shared by every copy of the value: its spec, and the start on release (RequestValueBox).
+    private let valueBox: RequestValueBox
     let transfer: Transfer
 
     /// A core with a new transfer. Its adapters are bound to it (so they can be given the request
     /// they adapt), and the session's monitors see the new request at once, on this thread.
-    init(session: SessionManager, spec: Transfer.Spec) {
+    ///
+    /// - Parameter startsOnRelease: Whether the transfer starts when the last copy of the value
+    ///   is released with no handler attached, as Alamofire 4 sends such a request
+    ///   (``SessionManager/startRequestsImmediately``). `false` for streams, which need a consumer.
+    init(session: SessionManager, spec: Transfer.Spec, startsOnRelease: Bool = true) {
         self.session = session
         var spec = spec
         // A binding (an object, a lock and a weak reference) only for a request that has adapters.
@@ -49,8 +54,8 @@ struct RequestCore: Sendable {
         if let binding {
             spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
         }
-        specBox = ImmutableBox(spec)
         let transfer = Transfer(session: session, spec: spec)
+        valueBox = RequestValueBox(spec: spec, releaseStart: startsOnRelease ? transfer : nil)
         self.transfer = transfer
         binding?.bind(transfer)
         let monitors = session.eventMonitor
@@ -66,7 +71,7 @@ struct RequestCore: Sendable {
     /// A core for an existing transfer (the request a retrier is asked about).
     init(session: SessionManager, spec: Transfer.Spec, transfer: Transfer) {
         self.session = session
-        specBox = ImmutableBox(spec)
+        valueBox = RequestValueBox(spec: spec, releaseStart: nil)
         self.transfer = transfer
     }
 
@@ -78,12 +83,13 @@ struct RequestCore: Sendable {
     /// ``CurlfireError/requestAlreadyStarted(modifier:)``. A silent second request is never sent.
     func reshaped(_ modifier: String = #function, _ change: (inout Transfer.Spec) -> Void) -> RequestCore {
         var spec = self.spec
+        transfer.disarmReleaseStart() // replaced: the new request is the one sent
         if transfer.isCommitted {
             spec.urlRequest = .failure(.requestAlreadyStarted(modifier: modifier))
-            return RequestCore(session: session, spec: spec)
+            return RequestCore(session: session, spec: spec, startsOnRelease: false)
         }
         change(&spec)
-        return RequestCore(session: session, spec: spec)
+        return RequestCore(session: session, spec: spec, startsOnRelease: valueBox.startsOnRelease)
     }
 
     /// `"GET https://host/path (200)"`.
@@ -106,5 +112,32 @@ struct RequestCore: Sendable {
                                   configuration: session.configuration)
         if let url = request?.url { command.cookies = session.cookieStore.cookiesWaiting(for: url) }
         return command.text(redacted: redactingCredentials)
+    }
+}
+
+/// What every copy of one request value shares (one allocation, as the spec box it replaced):
+/// the spec, and the transfer to start when the last copy goes away.
+///
+/// Alamofire 4 sends a request as soon as it is created when `startRequestsImmediately` is true,
+/// handler or not. A Curlfire request is a value whose chain calls (`authenticate`, `validate`,
+/// progress closures, handlers) must all apply before it starts, so it cannot start at creation;
+/// it starts at its first handler, or — for a fire-and-forget request that never gets one — when
+/// the last copy of the value is released (Lifecycle.md, "Requests without a handler").
+final class RequestValueBox: Sendable {
+    let spec: Transfer.Spec
+    /// The transfer to start on release; `nil` for the values Curlfire makes for monitors,
+    /// retriers and adapters, and for streams.
+    private let releaseStart: Transfer?
+
+    /// Whether the value starts its transfer on release.
+    var startsOnRelease: Bool { releaseStart != nil }
+
+    init(spec: Transfer.Spec, releaseStart: Transfer?) {
+        self.spec = spec
+        self.releaseStart = releaseStart
+    }
+
+    deinit {
+        releaseStart?.lastValueReleased()
     }
 }

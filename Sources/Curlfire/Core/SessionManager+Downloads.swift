@@ -10,8 +10,11 @@ extension SessionManager {
     /// The body is written to a temporary file as it arrives. Downloads ask for the body without
     /// content coding (`Accept-Encoding: identity`) so that a byte count on disk is a byte position
     /// on the server and the download can be resumed; set `Accept-Encoding` yourself to get
-    /// compression instead (such a download gives no resume data). Nothing is sent until a
-    /// response handler is attached (or `resume()` is called when ``startRequestsImmediately`` is `false`).
+    /// compression instead (such a download gives no resume data). It starts at its first response
+    /// handler; one that never gets a handler starts when its last copy is released (Alamofire 4's
+    /// fire-and-forget); with ``startRequestsImmediately`` `false`, only `resume()` starts it. A
+    /// destination that cannot take the file fails it before anything is sent
+    /// (``CurlfireError/downloadDestinationUnusable(error:destination:)``).
     ///
     /// - Parameters:
     ///   - url:         The URL.
@@ -25,6 +28,7 @@ extension SessionManager {
     ///                  `nil` by default.
     ///   - destination: Where the file goes once downloaded. `nil` by default: it stays in the
     ///                  temporary directory.
+    @discardableResult
     public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                          encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                          interceptor: (any RequestInterceptor)? = nil, requestModifier: RequestModifier? = nil,
@@ -47,6 +51,7 @@ extension SessionManager {
     ///   - encoding:    How to encode them. `URLEncoding.default` by default.
     ///   - headers:     Headers, added to the session's defaults. `nil` by default.
     ///   - destination: Where the file goes once downloaded. `nil` by default.
+    @discardableResult
     public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                          encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
@@ -61,6 +66,7 @@ extension SessionManager {
     ///   - urlRequest:  The request.
     ///   - interceptor: Adapts and retries this request only. `nil` by default.
     ///   - destination: Where the file goes once downloaded. `nil` by default.
+    @discardableResult
     public func download(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
         download(Self.build { try urlRequest.asURLRequest() }, plan: .fresh, destination: destination,
@@ -81,6 +87,7 @@ extension SessionManager {
     /// - Parameters:
     ///   - resumeData:  The resume data.
     ///   - destination: Where the file goes once complete. `nil` by default.
+    @discardableResult
     public func download(resumingWith resumeData: Data,
                          to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
         do {
@@ -102,12 +109,17 @@ extension SessionManager {
     func download(_ built: Result<URLRequest, CurlfireError>, plan start: DownloadStart,
                   destination: DownloadRequest.DownloadFileDestination?,
                   interceptor: (any RequestInterceptor)? = nil, body: UploadBody = .none) -> DownloadRequest {
-        let identity = built.map { request -> URLRequest in
+        var identity = built.map { request -> URLRequest in
             var request = request
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
                 request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             }
             return request
+        }
+        // A destination that cannot take the file fails now, before anything is requested.
+        if let destination, case let .success(request) = identity,
+           let problem = DownloadDestinationCheck.problem(destination, for: request) {
+            identity = .failure(problem)
         }
         var spec = dataSpec(identity, interceptor: interceptor)
         let originalResumeData: Data?
@@ -191,6 +203,7 @@ enum DownloadFinisher {
 
 /// Creates a download request on ``SessionManager/default``; see
 /// ``SessionManager/download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``.
+@discardableResult
 public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                      encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                      interceptor: (any RequestInterceptor)? = nil, requestModifier: SessionManager.RequestModifier? = nil,
@@ -201,6 +214,7 @@ public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameter
 
 /// Creates a download request on ``SessionManager/default`` in Alamofire 4's exact shape (a
 /// trailing closure is the destination); see ``SessionManager/download(_:method:parameters:encoding:headers:to:)``.
+@discardableResult
 public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                      encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
@@ -209,6 +223,7 @@ public func download(_ url: URLConvertible, method: HTTPMethod = .get, parameter
 }
 
 /// Creates a download request from a `URLRequestConvertible` on ``SessionManager/default``.
+@discardableResult
 public func download(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
     SessionManager.default.download(urlRequest, interceptor: interceptor, to: destination)
@@ -216,6 +231,7 @@ public func download(_ urlRequest: URLRequestConvertible, interceptor: (any Requ
 
 /// Continues a download from resume data on ``SessionManager/default``; see
 /// ``SessionManager/download(resumingWith:to:)``.
+@discardableResult
 public func download(resumingWith resumeData: Data,
                      to destination: DownloadRequest.DownloadFileDestination? = nil) -> DownloadRequest {
     SessionManager.default.download(resumingWith: resumeData, to: destination)

@@ -8,8 +8,10 @@ extension SessionManager {
 
     /// Creates a data request from a URL, method, parameters, encoding and headers.
     ///
-    /// Nothing is sent until a response handler is attached (or `resume()` is called when
-    /// ``startRequestsImmediately`` is `false`). An invalid URL or a parameter-encoding failure is
+    /// The request starts at its first response handler, after the chain calls before it; one that
+    /// never gets a handler is sent when the last copy of its value is released, as Alamofire 4 sends
+    /// a fire-and-forget request. With ``startRequestsImmediately`` `false`, only `resume()` starts
+    /// it. A `URLRequest`'s `httpBodyStream` is streamed. An invalid URL or a parameter-encoding failure is
     /// not thrown here: the request's handlers receive it as their error.
     ///
     /// - Parameters:
@@ -23,6 +25,7 @@ extension SessionManager {
     ///   - requestModifier: Changes the built `URLRequest` before parameters are encoded; a thrown
     ///                      error fails the request with ``CurlfireError/createURLRequestFailed(error:)``.
     ///                      `nil` by default.
+    @discardableResult
     public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                         encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                         interceptor: (any RequestInterceptor)? = nil,
@@ -47,6 +50,7 @@ extension SessionManager {
     ///   - requestModifier: Changes the built `URLRequest` before parameters are encoded; a thrown
     ///                      error fails the request with ``CurlfireError/createURLRequestFailed(error:)``.
     ///                      `nil` by default.
+    @discardableResult
     public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMethod = .get,
                                                parameters: Parameters? = nil,
                                                encoder: ParameterEncoder = URLEncodedFormParameterEncoder.default,
@@ -65,6 +69,7 @@ extension SessionManager {
     /// - Parameters:
     ///   - urlRequest:  The request.
     ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    @discardableResult
     public func request(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
         request(Self.build { try urlRequest.asURLRequest() }, interceptor: interceptor)
     }
@@ -88,8 +93,15 @@ extension SessionManager {
     /// adapters, asked before the session's retriers, as ``DataTransferRequest/intercept(using:)``).
     func dataSpec(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Spec {
         var spec = Transfer.Spec(urlRequest: built)
-        if case let .success(request) = spec.urlRequest, let body = request.httpBody, !body.isEmpty {
-            spec.body = .data(body)
+        if case let .success(request) = spec.urlRequest {
+            if let body = request.httpBody, !body.isEmpty {
+                spec.body = .data(body)
+            } else if let stream = request.httpBodyStream {
+                // Alamofire 4 sends a URLRequest's body stream; it is streamed, never dropped.
+                let (body, sent) = Self.streamedBody(stream, of: request)
+                spec.body = body
+                spec.urlRequest = .success(sent)
+            }
         }
         spec.adapters = sessionAdapters
         spec.retriers = sessionRetriers
@@ -134,6 +146,7 @@ extension SessionManager {
 
 /// Creates a data request on ``SessionManager/default``; see
 /// ``SessionManager/request(_:method:parameters:encoding:headers:interceptor:requestModifier:)``.
+@discardableResult
 public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                     encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                     interceptor: (any RequestInterceptor)? = nil,
@@ -144,6 +157,7 @@ public func request(_ url: URLConvertible, method: HTTPMethod = .get, parameters
 
 /// Creates a data request with `Encodable` parameters on ``SessionManager/default``; see
 /// ``SessionManager/request(_:method:parameters:encoder:headers:interceptor:requestModifier:)``.
+@discardableResult
 public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
                                            encoder: ParameterEncoder = URLEncodedFormParameterEncoder.default,
                                            headers: HTTPHeaders? = nil,
@@ -154,6 +168,7 @@ public func request<Parameters: Encodable>(_ url: URLConvertible, method: HTTPMe
 }
 
 /// Creates a data request from a `URLRequestConvertible` on ``SessionManager/default``.
+@discardableResult
 public func request(_ urlRequest: URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
     SessionManager.default.request(urlRequest, interceptor: interceptor)
 }

@@ -23,6 +23,7 @@ extension SessionManager {
     ///   - headers:         Headers. `nil` by default.
     ///   - interceptor:     Adapts and retries this request only. `nil` by default.
     ///   - requestModifier: Changes the built `URLRequest`. `nil` by default.
+    @discardableResult
     public func upload(_ stream: InputStream, to url: URLConvertible, method: HTTPMethod = .post,
                        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
                        requestModifier: RequestModifier? = nil) -> UploadRequest {
@@ -37,6 +38,7 @@ extension SessionManager {
     ///   - stream:      The body.
     ///   - urlRequest:  The request.
     ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    @discardableResult
     public func upload(_ stream: InputStream, with urlRequest: URLRequestConvertible,
                        interceptor: (any RequestInterceptor)? = nil) -> UploadRequest {
         streamUpload(.inputStream(stream), built: Self.build { try urlRequest.asURLRequest() }, interceptor: interceptor)
@@ -60,6 +62,7 @@ extension SessionManager {
     ///   - headers:         Headers. `nil` by default.
     ///   - interceptor:     Adapts and retries this request only. `nil` by default.
     ///   - requestModifier: Changes the built `URLRequest`. `nil` by default.
+    @discardableResult
     public func upload<Body: AsyncSequence & Sendable>(
         _ body: Body, length: Int64? = nil, to url: URLConvertible, method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
@@ -77,6 +80,7 @@ extension SessionManager {
     ///   - length:      The body's length in bytes, if known. `nil` by default.
     ///   - urlRequest:  The request.
     ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    @discardableResult
     public func upload<Body: AsyncSequence & Sendable>(
         _ body: Body, length: Int64? = nil, with urlRequest: URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil
@@ -94,6 +98,19 @@ extension SessionManager {
                 guard await stream.append(chunk) else { return }
             }
         }
+    }
+
+    /// The body of a `URLRequest` whose `httpBodyStream` is set, as a ``BodyStream`` read on a
+    /// worker thread (one-shot, like ``upload(_:with:interceptor:)-(InputStream,_,_)``), with its
+    /// `Content-Length` header when it has one, else chunked.
+    static func streamedBody(_ stream: InputStream, of request: URLRequest) -> (UploadBody, URLRequest) {
+        var sent = request
+        var declared: Int64?
+        if let header = request.value(forHTTPHeaderField: "Content-Length") {
+            declared = Int64(header.trimmingCharacters(in: .whitespaces))
+            if declared == nil { sent.setValue(nil, forHTTPHeaderField: "Content-Length") }
+        }
+        return (.stream(BodyStream(producer: .inputStream(stream), length: declared)), sent)
     }
 
     /// An upload whose body is a ``BodyStream`` of `producer`; the length is `length`, else the
@@ -115,6 +132,7 @@ extension SessionManager {
 }
 
 /// Uploads the bytes of `stream` on ``SessionManager/default``, reading it on a worker thread as it is sent.
+@discardableResult
 public func upload(_ stream: InputStream, to url: URLConvertible, method: HTTPMethod = .post,
                    headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
                    requestModifier: SessionManager.RequestModifier? = nil) -> UploadRequest {
@@ -123,6 +141,7 @@ public func upload(_ stream: InputStream, to url: URLConvertible, method: HTTPMe
 }
 
 /// Uploads the chunks of `body` on ``SessionManager/default`` as the sequence produces them.
+@discardableResult
 public func upload<Body: AsyncSequence & Sendable>(
     _ body: Body, length: Int64? = nil, to url: URLConvertible, method: HTTPMethod = .post,
     headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,

@@ -5,8 +5,9 @@ import FoundationNetworking
 /// connections, DNS cache and TLS sessions its requests share.
 ///
 /// `SessionManager.default` serves the module-level functions (`Curlfire.request(…)`). A session
-/// stays alive while any of its requests is in flight; when it is released its engine thread
-/// stops and every curl handle is freed.
+/// stays alive while any of its requests is in flight — releasing it does not cancel them, unlike
+/// Alamofire 4 (``cancelAllRequests(completingOnQueue:completion:)`` does); when the last one has
+/// delivered its outcome its engine thread stops and every curl handle is freed.
 ///
 /// Thread-safe: every stored property is a constant except the settings in its ``SessionState``, which
 /// are read and written under that state's lock (hence `@unchecked Sendable`).
@@ -27,6 +28,11 @@ public final class SessionManager: @unchecked Sendable {
     /// The serial queue completion handlers run on when a call names no queue. Not the main
     /// queue: on Linux the main queue runs only under `dispatchMain()` or a running `RunLoop`.
     public let callbackQueue: DispatchQueue
+    /// Where response serializers run before their completion handler is called on its own queue,
+    /// as Alamofire 5's `serializationQueue`, so heavy parsing does not hold up completions on the
+    /// callback queue. `nil` (the default): a serializer runs on its completion handler's queue,
+    /// in the same hop. A serial queue keeps each request's handlers in their attach order.
+    public let serializationQueue: DispatchQueue?
 
     private let state = SessionState()
 
@@ -57,8 +63,9 @@ public final class SessionManager: @unchecked Sendable {
         set { state.withLock { $0.interceptor = newValue } }
     }
 
-    /// Whether requests start as soon as a response handler is attached (`true`, the default) or
-    /// wait for `resume()`.
+    /// Whether requests start by themselves (`true`, the default) — at their first response handler,
+    /// or, for one that never gets a handler, when the last copy of its value is released — or wait
+    /// for `resume()`. Read when a request is created, as in Alamofire 4.
     public var startRequestsImmediately: Bool {
         get { state.withLock { $0.startRequestsImmediately } }
         set { state.withLock { $0.startRequestsImmediately = newValue } }
@@ -87,12 +94,16 @@ public final class SessionManager: @unchecked Sendable {
     ///                               stores, for requests that set no handler of their own. `nil` by
     ///                               default: every storable response is stored as it is.
     ///   - interceptor:              Adapts and retries every request (``interceptor``). `nil` by default.
+    ///   - serializationQueue:       Where serializers run (``serializationQueue``). `nil` by default:
+    ///                               on each completion handler's queue.
     public init(configuration: SessionConfiguration = .default,
                 serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
                 callbackQueue: DispatchQueue? = nil,
                 eventMonitors: [any EventMonitor] = [],
                 cachedResponseHandler: (any CachedResponseHandler)? = nil,
-                interceptor: (any RequestInterceptor)? = nil) {
+                interceptor: (any RequestInterceptor)? = nil,
+                serializationQueue: DispatchQueue? = nil) {
+        self.serializationQueue = serializationQueue
         self.configuration = configuration
         self.cachedResponseHandler = cachedResponseHandler
         unsafeDefaultHeader = configuration.httpAdditionalHeaders.firstUnsafeHeaderName

@@ -24,6 +24,7 @@ extension SessionManager {
     ///   - requestModifier: Changes the built `URLRequest` ; a thrown
     ///                      error fails the request with ``CurlfireError/createURLRequestFailed(error:)``.
     ///                      `nil` by default.
+    @discardableResult
     public func upload(_ data: Data, to url: URLConvertible, method: HTTPMethod = .post,
                        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
                        requestModifier: RequestModifier? = nil) -> UploadRequest {
@@ -38,6 +39,7 @@ extension SessionManager {
     ///   - data:        The body.
     ///   - urlRequest:  The request.
     ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    @discardableResult
     public func upload(_ data: Data, with urlRequest: URLRequestConvertible,
                        interceptor: (any RequestInterceptor)? = nil) -> UploadRequest {
         upload(.data(data), built: Self.build { try urlRequest.asURLRequest() }, interceptor: interceptor)
@@ -56,6 +58,7 @@ extension SessionManager {
     ///   - requestModifier: Changes the built `URLRequest` ; a thrown
     ///                      error fails the request with ``CurlfireError/createURLRequestFailed(error:)``.
     ///                      `nil` by default.
+    @discardableResult
     public func upload(_ fileURL: URL, to url: URLConvertible, method: HTTPMethod = .post,
                        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
                        requestModifier: RequestModifier? = nil) -> UploadRequest {
@@ -70,6 +73,7 @@ extension SessionManager {
     ///   - fileURL:     The file.
     ///   - urlRequest:  The request.
     ///   - interceptor: Adapts and retries this request only. `nil` by default.
+    @discardableResult
     public func upload(_ fileURL: URL, with urlRequest: URLRequestConvertible,
                        interceptor: (any RequestInterceptor)? = nil) -> UploadRequest {
         upload(fileBody(fileURL), built: Self.build { try urlRequest.asURLRequest() }, interceptor: interceptor)
@@ -91,6 +95,7 @@ extension SessionManager {
     ///   - interceptor:             Adapts and retries this request only. `nil` by default.
     ///   - requestModifier:         Changes the built `URLRequest`; a thrown error fails the request
     ///                              with ``CurlfireError/createURLRequestFailed(error:)``. `nil` by default.
+    @discardableResult
     public func upload(multipartFormData: (MultipartFormData) -> Void,
                        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
                        to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
@@ -112,6 +117,7 @@ extension SessionManager {
     ///   - headers:                 Headers. `nil` by default.
     ///   - interceptor:             Adapts and retries this request only. `nil` by default.
     ///   - requestModifier:         Changes the built `URLRequest`. `nil` by default.
+    @discardableResult
     public func upload(multipartFormData: MultipartFormData,
                        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
                        to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
@@ -163,6 +169,7 @@ extension SessionManager {
 }
 
 /// Uploads `data` on ``SessionManager/default``.
+@discardableResult
 public func upload(_ data: Data, to url: URLConvertible, method: HTTPMethod = .post,
                    headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
                    requestModifier: SessionManager.RequestModifier? = nil) -> UploadRequest {
@@ -171,6 +178,7 @@ public func upload(_ data: Data, to url: URLConvertible, method: HTTPMethod = .p
 }
 
 /// Uploads a file on ``SessionManager/default``, streaming it from disk.
+@discardableResult
 public func upload(_ fileURL: URL, to url: URLConvertible, method: HTTPMethod = .post,
                    headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
                    requestModifier: SessionManager.RequestModifier? = nil) -> UploadRequest {
@@ -179,6 +187,7 @@ public func upload(_ fileURL: URL, to url: URLConvertible, method: HTTPMethod = 
 }
 
 /// Uploads a multipart form on ``SessionManager/default``.
+@discardableResult
 public func upload(multipartFormData: (MultipartFormData) -> Void,
                    usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
                    to url: URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,

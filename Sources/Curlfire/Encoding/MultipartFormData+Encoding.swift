@@ -34,7 +34,8 @@ extension MultipartFormData {
     /// - Parameter fileURL: A `file://` URL where no file exists yet.
     /// - Throws: The first failure recorded by an `append`; or a
     ///           ``CurlfireError/multipartEncodingFailed(reason:)``: `.outputStreamFileAlreadyExists`,
-    ///           `.outputStreamCreationFailed` (not a file URL, or the file cannot be created),
+    ///           `.outputStreamURLInvalid` (not a file URL), `.outputStreamCreationFailed` (the file
+    ///           cannot be created),
     ///           `.outputStreamWriteFailed`, or a read failure as in ``encode()``.
     public func writeEncodedData(to fileURL: URL) throws {
         try writeEncodedData(to: fileURL, permissions: 0o666)
@@ -45,7 +46,7 @@ extension MultipartFormData {
         let (parts, error) = snapshot()
         if let error { throw error }
         guard fileURL.isFileURL else {
-            throw CurlfireError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: fileURL))
+            throw CurlfireError.multipartEncodingFailed(reason: .outputStreamURLInvalid(url: fileURL))
         }
         let path = fileURL.path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)

@@ -31,6 +31,29 @@ final class MemorySink: ResponseSink {
     }
 }
 
+/// Hands each chunk to a closure on a serial queue, in order, and keeps nothing: the sink of a data
+/// request with `stream(closure:)` (Alamofire 4). Copies each chunk once (libcurl reuses its buffer).
+final class ClosureSink: ResponseSink {
+    private let queue: DispatchQueue
+    private let closure: @Sendable (Data) -> Void
+    private(set) var byteCount: Int64 = 0
+
+    init(queue: DispatchQueue, closure: @escaping @Sendable (Data) -> Void) {
+        self.queue = queue
+        self.closure = closure
+    }
+
+    func prepare(expectedLength: Int64?) {}
+
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let chunk = Data(bytes)
+        byteCount += Int64(chunk.count)
+        let closure = closure
+        queue.async { closure(chunk) }
+        return true
+    }
+}
+
 /// A sink that must see the final response's head before its body, and whose file may already
 /// hold bytes from an earlier transfer (a resumed download's ``FileSink``). Engine thread only.
 protocol ResponseHeadObserver: ResponseSink {

@@ -76,7 +76,7 @@ final class Transfer: @unchecked Sendable {
         var resumesDownloadOnRetry = false
     }
 
-    private struct ProgressHandler {
+    struct ProgressHandler { // internal for Transfer+Progress.swift
         let queue: DispatchQueue
         let closure: @Sendable (Progress) -> Void
     }
@@ -100,12 +100,24 @@ final class Transfer: @unchecked Sendable {
         let run: @Sendable (TransferOutcome) -> Void
     }
 
+    /// The latest progress of each direction, and whether `request.progress` was read (then
+    /// libcurl reports progress even without a progress closure); under `lock`.
+    var downloadCounts = ProgressCounts() // internal for Transfer+Progress.swift
+    var uploadCounts = ProgressCounts()
+    var progressObserved = false
+    /// Where `DataRequest.stream(closure:)` sends the body instead of keeping it; under `lock`.
+    private var dataStream: StreamTarget?
+    private struct StreamTarget {
+        let queue: DispatchQueue
+        let closure: @Sendable (Data) -> Void
+    }
+
     private var handlers: [Handler] = []
     private var handlerAttached = false
     private var draining = false
     private var finalOutcome: TransferOutcome?
-    private var downloadProgressHandlers: [ProgressHandler] = []
-    private var uploadProgressHandlers: [ProgressHandler] = []
+    var downloadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
+    var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     private var currentRequest: URLRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
@@ -114,9 +126,18 @@ final class Transfer: @unchecked Sendable {
     /// lifecycle: the retry-delay and deadline timers, cancelled when the request ends; under `lock`.
     var timers = Timers()
 
+    /// Whether the session's `startRequestsImmediately` was true when the request was created
+    /// (Alamofire 4 reads it then): a request released with no handler is then sent.
+    private let startsImmediately: Bool
+    /// Set once a handler, `resume()`, `cancel()`, `suspend()` or a replacing modifier decided the
+    /// request's fate: its last value going away then starts nothing. Atomic, not under `lock`:
+    /// a value can be released while `lock` is held (a progress closure that captured its request).
+    private let releaseStartDisarmed = Atomic<Bool>(false)
+
     init(session: SessionManager, spec: Spec) {
         self.session = session
         self.spec = spec
+        startsImmediately = session.startRequestsImmediately
         machine = RequestStateMachine(hasRetriers: !spec.retriers.isEmpty,
                                       maximumRedirects: session.configuration.maximumRedirects)
         if case let .success(request) = spec.urlRequest { currentRequest = request }
@@ -176,6 +197,7 @@ final class Transfer: @unchecked Sendable {
     ///     one hop from the engine. `nil` runs it inline wherever the outcome is published (possibly
     ///     the engine thread): only for internal handlers that merely hand the outcome over.
     func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         lock.lock()
         handlers.append(Handler(queue: queue, run: handler))
         handlerAttached = true
@@ -191,6 +213,15 @@ final class Transfer: @unchecked Sendable {
             drain(drainNow)
         } else if start {
             self.start()
+        }
+    }
+
+    /// Sends the body of every later attempt to `closure` on `queue`, chunk by chunk, instead of
+    /// keeping it (Alamofire 4's `DataRequest.stream(closure:)`); ignored once an attempt started.
+    func setDataStream(queue: DispatchQueue, _ closure: @escaping @Sendable (Data) -> Void) {
+        lock.withLock {
+            if finalOutcome != nil { return }
+            dataStream = StreamTarget(queue: queue, closure: closure)
         }
     }
 
@@ -228,10 +259,28 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
+    // MARK: - Requests without a handler (Alamofire 4's startRequestsImmediately)
+
+    /// Stops the release of the last value from starting the transfer (a modifier replaced it, or
+    /// the user steered it).
+    func disarmReleaseStart() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
+    }
+
+    /// The last copy of the user's request value is gone. A request nobody attached a handler to,
+    /// resumed, suspended, cancelled or replaced is sent now when the session started requests
+    /// immediately at its creation — fire-and-forget, as in Alamofire 4; otherwise it was never
+    /// going to be sent and stays unsent (as an Alamofire 4 request never resumed).
+    func lastValueReleased() {
+        guard !releaseStartDisarmed.exchange(true, ordering: .relaxed), startsImmediately else { return }
+        start()
+    }
+
     // MARK: - Lifecycle (the state machine decides; these carry out its actions)
 
     /// Starts the transfer if it has not started (idempotent, any thread).
     func start() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let action = lock.withLock { machine.start() }
         guard action != .none else { return }
         session.liveTransfers.insert(self) // parity: cancelAllRequests()
@@ -242,6 +291,7 @@ final class Transfer: @unchecked Sendable {
     /// Cancels the transfer at any stage, at once; its handlers get ``CurlfireError/explicitlyCancelled``.
     /// A late answer from the abandoned stage (an adapter, a retrier, a redirect handler, a timer) is ignored.
     func cancel() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let action: RequestStateMachine.Action = lock.withLock {
             let action = machine.cancel()
             if action != .none {
@@ -257,6 +307,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Pauses the transfer (libcurl stops reading and writing); `resume()` continues it.
     func suspend() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let (changed, action) = lock.withLock { () -> (Bool, RequestStateMachine.Action) in
             let before = machine.isSuspended
             let action = machine.suspend()
@@ -269,6 +320,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Starts the transfer, or continues it after `suspend()`.
     func resume() {
+        releaseStartDisarmed.store(true, ordering: .relaxed)
         let (wasIdle, wasSuspended, action) = lock.withLock {
             // Over or being cancelled: resume() changes nothing and posts nothing.
             machine.acceptsSuspension ? (!machine.isStarted, machine.isSuspended, machine.resume()) : (false, false, .none)
@@ -362,11 +414,11 @@ final class Transfer: @unchecked Sendable {
             DispatchQueue.global().async { self.startAttempt(stage) }
             return
         }
-        let (hop, startTime, deadline) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64) in
+        let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
             if stage.hop == 0 { carry.beginAttempt() }
             currentRequest = carry.next?.request ?? currentRequest
             return (carry.next, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
-                    carry.deadline)
+                    carry.deadline, dataStream)
         }
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.request
@@ -380,7 +432,7 @@ final class Transfer: @unchecked Sendable {
             case let .send(sent): request = sent
             }
         }
-        var sink: ResponseSink?
+        var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
         if spec.resumesDownloadOnRetry, let resume = lock.withLock({ carry.downloadResume }),
            let ifRange = resume.validators.ifRange {
             // parity: a retried download continues from the bytes on disk.
@@ -410,7 +462,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     private var hasProgressHandlers: Bool {
-        lock.withLock { !downloadProgressHandlers.isEmpty || !uploadProgressHandlers.isEmpty }
+        lock.withLock { progressObserved || !downloadProgressHandlers.isEmpty || !uploadProgressHandlers.isEmpty }
     }
 
     /// Called on the engine thread when an attempt is over.
@@ -521,49 +573,17 @@ final class Transfer: @unchecked Sendable {
         finalOutcome = outcome
         // No report follows; a closure that captures its own request (`request.downloadProgress {
         // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
+        // Released after the lock: the closure may hold the last copy of a request value.
+        let droppedProgress = (downloadProgressHandlers, uploadProgressHandlers)
         downloadProgressHandlers.removeAll()
         uploadProgressHandlers.removeAll()
         let drainNow = !handlers.isEmpty && !draining
         if drainNow { draining = true }
         lock.unlock()
+        withExtendedLifetime(droppedProgress) {}
         if drainNow {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
             drain(outcome)
-        }
-    }
-
-    // MARK: - Progress (engine thread)
-
-    func reportDownloadProgress(completed: Int64, total: Int64?) {
-        let handlers = lock.withLock { downloadProgressHandlers }
-        Self.report(handlers, completed: completed, total: total)
-    }
-
-    func reportUploadProgress(completed: Int64, total: Int64) {
-        let handlers = lock.withLock { uploadProgressHandlers }
-        Self.report(handlers, completed: completed, total: total)
-    }
-
-    /// A successful transfer always ends with a complete report in each direction: libcurl's last
-    /// progress callback can come before the final bytes are counted.
-    func reportFinalProgress(_ outcome: TransferOutcome) {
-        let sent = outcome.uploadedBodyBytes
-        if sent > 0 { reportUploadProgress(completed: sent, total: sent) }
-        let received = outcome.sink?.byteCount ?? 0
-        reportDownloadProgress(completed: received, total: received)
-    }
-
-    private static func report(_ handlers: [ProgressHandler], completed: Int64, total: Int64?) {
-        guard !handlers.isEmpty else { return }
-        for handler in handlers {
-            // A fresh Progress per report: Foundation's Progress on Linux traps when an existing
-            // object's total is reset, which a restarted transfer would do.
-            let closure = handler.closure
-            handler.queue.async {
-                let progress = Progress(totalUnitCount: total ?? -1)
-                progress.completedUnitCount = completed
-                closure(progress)
-            }
         }
     }
 }

@@ -4,7 +4,7 @@ import FoundationNetworking
 /// Observes the life of a session's requests: creation, adaptation, resume, suspend, cancel,
 /// retries, redirects, completion and serialization.
 ///
-/// Attach monitors with ``SessionManager/init(configuration:serverTrustPolicyManager:callbackQueue:eventMonitors:cachedResponseHandler:interceptor:)``.
+/// Attach monitors with ``SessionManager/init(configuration:serverTrustPolicyManager:callbackQueue:eventMonitors:cachedResponseHandler:interceptor:serializationQueue:)``.
 /// Each event is delivered on the monitor's ``queue``, never on the engine thread, in the order the
 /// events happened for a given request — except ``requestWasCreated(_:)``, which is called at once
 /// on the thread creating the request. Every method has an empty default implementation:

@@ -5,7 +5,7 @@ import FoundationNetworking
 /// you need — the other is a no-op by default (the request is sent as it is; no retry).
 ///
 /// Set one for every request of a session (``SessionManager/interceptor``, or the `interceptor:`
-/// argument of ``SessionManager/init(configuration:serverTrustPolicyManager:callbackQueue:eventMonitors:cachedResponseHandler:interceptor:)``)
+/// argument of ``SessionManager/init(configuration:serverTrustPolicyManager:callbackQueue:eventMonitors:cachedResponseHandler:interceptor:serializationQueue:)``)
 /// or for one request (the `interceptor:` argument of `request`, `download` and `upload`).
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 

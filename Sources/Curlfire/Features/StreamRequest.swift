@@ -181,7 +181,7 @@ extension SessionManager {
         spec.redirectHandler = nil
         spec.makeSink = { StreamSink(buffer: buffer) }
         spec.makeRequestValue = { StreamRequest(core: $0, buffer: buffer) }
-        let core = RequestCore(session: self, spec: spec)
+        let core = RequestCore(session: self, spec: spec, startsOnRelease: false)
         buffer.transfer = core.transfer
         return StreamRequest(core: core, buffer: buffer)
     }

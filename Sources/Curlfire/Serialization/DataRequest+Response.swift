@@ -42,8 +42,16 @@ extension DataTransferRequest {
         deliver: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
     ) {
         let produce = makeResponseProducer(serializer)
-        _dataRequest.core.transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately,
-                                              queue: queue) { outcome in deliver(produce(outcome)) }
+        let session = _dataRequest.core.session
+        guard let serializationQueue = session.serializationQueue else {
+            return _dataRequest.core.transfer.addHandler(start: session.startRequestsImmediately,
+                                                         queue: queue) { outcome in deliver(produce(outcome)) }
+        }
+        // Serialize there, then deliver on the handler's queue (SessionManager.serializationQueue).
+        _dataRequest.core.transfer.addHandler(start: session.startRequestsImmediately, queue: serializationQueue) { outcome in
+            let response = UncheckedSendable(value: produce(outcome)) // handed over once, not shared
+            queue.async { deliver(response.value) }
+        }
     }
 
     /// Validation with this value's validators plus serialization: outcome → response. Runs off the

@@ -42,7 +42,14 @@ extension DownloadRequest {
         deliver: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
     ) {
         let produce = makeResponseProducer(serializer)
-        core.transfer.addHandler(start: core.session.startRequestsImmediately, queue: queue) { deliver(produce($0)) }
+        guard let serializationQueue = core.session.serializationQueue else {
+            return core.transfer.addHandler(start: core.session.startRequestsImmediately, queue: queue) { deliver(produce($0)) }
+        }
+        // Serialize there, then deliver on the handler's queue (SessionManager.serializationQueue).
+        core.transfer.addHandler(start: core.session.startRequestsImmediately, queue: serializationQueue) { outcome in
+            let response = UncheckedSendable(value: produce(outcome)) // handed over once, not shared
+            queue.async { deliver(response.value) }
+        }
     }
 
     /// Validation with this value's validators plus serialization of the file: outcome → response.

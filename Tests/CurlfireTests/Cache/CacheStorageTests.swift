@@ -32,6 +32,23 @@ final class CacheStorageTests: XCTestCase {
         XCTAssertNotNil(tier.entry(forKey: "k4"))
     }
 
+    func testThatAnEntryCostingMoreThanThePurgeTargetSurvivesItsOwnStore() {
+        // The case: a 4,000-byte tier (purge target 3,200) storing entries of about 3,271 bytes.
+        var tier = MemoryTier(capacity: 4_000)
+        let probe = entry("kx", bytes: 0)
+        let body = 3_271 - probe.cost
+        for index in 0..<5 {
+            let stored = entry("k\(index)", bytes: body)
+            XCTAssertGreaterThan(stored.cost, tier.preferredUsage)
+            XCTAssertLessThanOrEqual(stored.cost, tier.capacity)
+            tier.store(stored)
+            XCTAssertEqual(tier.count, 1, "store \(index): the entry just stored is kept, alone")
+            XCTAssertNotNil(tier.entry(forKey: "k\(index)"))
+            XCTAssertLessThanOrEqual(tier.usage, tier.capacity)
+        }
+        XCTAssertNil(tier.entry(forKey: "k3"), "the older entry made room")
+    }
+
     func testThatAnEntryLargerThanTheCapacityIsNotKept() {
         var tier = MemoryTier(capacity: 100)
         tier.store(entry("big", bytes: 1_000))

@@ -83,6 +83,10 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
             .reconnectionLimitReached(attempts: 5, lastError: nil),
         ]
         all += eventStream.map { .eventStreamFailed(reason: $0) }
+        all += [POSIXErrorCode.EEXIST, .ENOENT, .ENOTDIR, .EISDIR, .EACCES, .EIO].map {
+            .downloadDestinationUnusable(error: POSIXError($0), destination: url)
+        }
+        all.append(.multipartEncodingFailed(reason: .outputStreamURLInvalid(url: URL(string: "https://example.com/form")!)))
         return all
     }()
 

@@ -37,10 +37,10 @@ final class MultipartWriteTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try Data(contentsOf: output), Data("keep me".utf8))
     }
 
-    func testThatANonFileOrUncreatableDestinationThrowsCreationFailed() throws {
+    func testThatANonFileOrUncreatableDestinationThrowsURLInvalidOrCreationFailed() throws {
         let form = try smallForm()
         XCTAssertThrowsMultipartError(try form.writeEncodedData(to: URL(string: "https://example.com/x")!)) {
-            if case .outputStreamCreationFailed = $0 { return true } else { return false }
+            if case .outputStreamURLInvalid(url: URL(string: "https://example.com/x")!) = $0 { return true } else { return false }
         }
         let noDirectory = directory.appendingPathComponent("missing/dir/out")
         XCTAssertThrowsMultipartError(try form.writeEncodedData(to: noDirectory)) {
