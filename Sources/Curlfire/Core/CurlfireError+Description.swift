@@ -28,7 +28,7 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return DownloadFileMover.sentence(for: error, source: source, destination: destination)
         case let .invalidResumeData(reason): return "The resume data cannot be used: \(Self.clause(reason))"
         case let .requestAdaptationFailed(error):
-            return "A request adapter threw, so the request was not sent: \(Self.clause(Self.describe(error)))"
+            return "Request adaptation failed (an adapter threw), so the request was not sent: \(Self.clause(Self.describe(error)))"
         case let .requestRetryFailed(retryError, originalError):
             return "A request retrier threw (\(Self.fragment(Self.describe(retryError)))) while deciding about this failure: "
                 + Self.clause(Self.describe(originalError))
