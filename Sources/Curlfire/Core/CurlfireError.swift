@@ -58,6 +58,9 @@ public enum CurlfireError: Error, Sendable {
     /// The ``CircuitBreaker`` for `host` is open after too many failed requests: the request failed
     /// at once and nothing was sent. A probe is let through after the breaker's cool-down.
     case circuitOpen(host: String)
+    /// A timeout or deadline was not a positive, finite number of seconds: `name` says which
+    /// (`timeoutInterval`, `deadline`, `connectTimeout`); nothing was sent.
+    case invalidTimeout(name: String, value: TimeInterval)
 
     /// Why a streamed request body failed.
     public enum BodyStreamFailureReason: Sendable {
@@ -339,6 +342,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case let .circuitOpen(host):
             return "The circuit breaker for \(host) is open after too many failed requests, so this request "
                 + "was not sent; it lets a probe through once its cool-down has passed."
+        case let .invalidTimeout(name, value):
+            return "\(name) must be a positive, finite number of seconds, not \(value); nothing was sent."
         }
     }
 }

@@ -9,7 +9,9 @@ public struct SessionConfiguration: Sendable {
         case automatic
         /// HTTP/1.1 only.
         case http1_1
-        /// Same as ``automatic``: HTTP/2 for HTTPS, HTTP/1.1 for plain HTTP.
+        /// HTTP/2 wherever the server agrees: over TLS through ALPN, and over plain HTTP by offering
+        /// `Upgrade: h2c` on the first request (a server that ignores it answers in HTTP/1.1).
+        /// Differs from ``automatic`` only for plain HTTP, where ``automatic`` never offers HTTP/2.
         case http2
         /// HTTP/2 without negotiation, also over plain HTTP (h2c prior knowledge).
         case http2PriorKnowledge
@@ -45,13 +47,17 @@ public struct SessionConfiguration: Sendable {
     /// ``SessionManager/defaultHTTPHeaders`` by default.
     public var httpAdditionalHeaders: HTTPHeaders = SessionManager.defaultHTTPHeaders
     /// Idle timeout in seconds: a request fails with ``TransportErrorCode/timedOut`` when nothing
-    /// arrives for this long, connecting included. 60 by default. A `URLRequest`'s own
-    /// `timeoutInterval`, when not the default 60, takes precedence. Connecting is timed to the
+    /// arrives for this long, connecting included. 60 by default. A request made from a URL
+    /// (`request("https://…")`) starts with this value as its `timeoutInterval`, which its
+    /// `requestModifier` may change; a `URLRequest` you build yourself is sent with its own
+    /// `timeoutInterval` — any value, 60 included (Foundation's default for a new `URLRequest`). Connecting is timed to the
     /// millisecond; before the first response byte libcurl counts idleness in whole seconds
     /// (rounded up); once bytes move the engine times it itself, to within about 100 ms. A
     /// suspended or back-pressured transfer is not idle.
     public var timeoutIntervalForRequest: TimeInterval = 60
-    /// The most a whole request may take, in seconds. 7 days by default.
+    /// The most a whole request may take, in seconds — attempts, retry delays and redirects included.
+    /// 7 days by default. A request's own ``DataTransferRequest/deadline(_:)`` shortens it for that
+    /// request: the earlier of the two wins.
     public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
     /// The most simultaneous connections to one host. 6 by default, as on Apple platforms.
     public var httpMaximumConnectionsPerHost: Int = 6

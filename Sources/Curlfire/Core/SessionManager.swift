@@ -122,12 +122,17 @@ public final class SessionManager: @unchecked Sendable {
 
     /// Resolves the settings of one hop (see ``AttemptPlan``): timeouts, transport, and for HTTPS
     /// the trust evaluation and client identity of the hop's own host — never the first hop's.
+    ///
+    /// The request's `timeoutInterval` is its idle timeout, whatever its value: a request made from a
+    /// URL starts with the session's ``SessionConfiguration/timeoutIntervalForRequest``
+    /// (``makeURLRequest(_:method:headers:modifier:)``), so 60 is never mistaken for "unset".
     func planOptions(for request: URLRequest, credential: (user: String, password: String)?,
-                     reportsProgress: Bool, followsWithoutAsking: Bool) -> TransferOptions {
+                     reportsProgress: Bool, followsWithoutAsking: Bool,
+                     timeLimits: RequestTimeLimits = RequestTimeLimits()) -> TransferOptions {
         var options = TransferOptions()
-        options.requestTimeout = request.timeoutInterval != 60 ? request.timeoutInterval
-            : configuration.timeoutIntervalForRequest
-        options.resourceTimeout = configuration.timeoutIntervalForResource
+        options.requestTimeout = request.timeoutInterval
+        options.resourceTimeout = timeLimits.resourceTimeout(session: configuration.timeoutIntervalForResource)
+        options.connectTimeout = timeLimits.connectTimeout
         options.followRedirects = followsWithoutAsking && configuration.followsRedirects
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion

@@ -118,8 +118,9 @@ struct AttemptPlan: Sendable {
     }
 
     private func writeTimeouts<Writer: CurlOptionWriter>(to writer: inout Writer) {
-        let idle = max(options.requestTimeout, 0.001)
-        writer.long(CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000))
+        let idle = RequestTimeLimits.clamped(options.requestTimeout)
+        let connect = options.connectTimeout.map(RequestTimeLimits.clamped) ?? idle
+        writer.long(CURLOPT_CONNECTTIMEOUT_MS, Int(connect * 1000))
         // An idle timeout: fail when fewer than 1 byte/s arrive for `idle` seconds (whole seconds in
         // libcurl; the engine's IdleClock fails a stall on time). timeoutIntervalForResource is the
         // request's deadline, kept by its state machine across attempts, delays and hops.
@@ -131,7 +132,8 @@ struct AttemptPlan: Sendable {
         switch options.httpVersion {
         case .http1_1: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         case .http2PriorKnowledge: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
-        case .automatic, .http2: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        case .http2: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_0)
+        case .automatic: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         }
         if isHTTPS, options.httpVersion != .http1_1 { writer.long(CURLOPT_PIPEWAIT, 1) }
         if options.cookiesEnabled { writer.string(CURLOPT_COOKIEFILE, "") }

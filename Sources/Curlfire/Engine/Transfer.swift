@@ -74,6 +74,8 @@ final class Transfer: @unchecked Sendable {
         /// parity: a download whose retry continues from the bytes an earlier attempt wrote
         /// (`Range` + `If-Range`, FileSink.retryResumePlan) instead of starting from zero.
         var resumesDownloadOnRetry = false
+        /// transport: the request's own deadline and connect timeout (Core/Request+TimeLimits.swift).
+        var timeLimits = RequestTimeLimits()
     }
 
     private struct ProgressHandler {
@@ -332,7 +334,10 @@ final class Transfer: @unchecked Sendable {
         }
         lock.withLock {
             carry.attemptStart = Date.timeIntervalSinceReferenceDate
-            if carry.deadline == 0 { carry.deadline = Self.deadline(after: session.configuration.timeoutIntervalForResource) }
+            if carry.deadline == 0 {
+                carry.deadline = Self.deadline(after: spec.timeLimits.resourceTimeout(
+                    session: session.configuration.timeoutIntervalForResource))
+            }
         }
         if !spec.adapters.isEmpty { armResourceDeadline() } // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
@@ -371,7 +376,8 @@ final class Transfer: @unchecked Sendable {
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.request
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
-                                              unsafeDefaultHeader: session.unsafeDefaultHeader) {
+                                              unsafeDefaultHeader: session.unsafeDefaultHeader)
+            ?? spec.timeLimits.validationError {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
@@ -389,7 +395,8 @@ final class Transfer: @unchecked Sendable {
             sink = FileSink(plan: resume)
         }
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
-                                          followsWithoutAsking: spec.redirectHandler.followsNatively)
+                                          followsWithoutAsking: spec.redirectHandler.followsNatively,
+                                          timeLimits: spec.timeLimits)
         let plan = AttemptPlan(request: request, body: hop.body, options: options)
         let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
                                   startTime: startTime, stage: stage)

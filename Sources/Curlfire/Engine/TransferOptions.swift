@@ -18,8 +18,12 @@ extension TLSTrustBridge: TLSContextConfiguring {}
 struct TransferOptions: Sendable {
     /// Idle timeout: the transfer fails when nothing arrives for this long (and connecting may take this long).
     var requestTimeout: TimeInterval = 60
-    /// Total time allowed for the transfer.
+    /// Total time allowed for the transfer: the earlier of the session's resource timeout and the
+    /// request's own deadline.
     var resourceTimeout: TimeInterval = 7 * 24 * 3600
+    /// The request's own connect timeout (TCP and TLS handshake); `nil`: connecting may take
+    /// ``requestTimeout``.
+    var connectTimeout: TimeInterval?
     /// Whether a 3xx with a `Location` is followed without asking a handler (its body is then
     /// discarded, as libcurl does). Curlfire follows every hop itself: libcurl never does.
     var followRedirects = true

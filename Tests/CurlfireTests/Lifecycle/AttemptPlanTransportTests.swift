@@ -1,0 +1,102 @@
+@testable import Curlfire
+internal import CCurl
+import Foundation
+import FoundationNetworking
+import XCTest
+
+/// The transport settings of a hop as its plan lists them, read without libcurl (issue 26):
+/// timeouts, deadlines and the HTTP version.
+final class AttemptPlanTransportTests: XCTestCase {
+    private func options(_ session: SessionManager, _ request: URLRequest,
+                         limits: RequestTimeLimits = RequestTimeLimits()) -> (TransferOptions, AttemptPlanTests.Recorder) {
+        let options = session.planOptions(for: request, credential: nil, reportsProgress: false,
+                                          followsWithoutAsking: true, timeLimits: limits)
+        var recorder = AttemptPlanTests.Recorder()
+        AttemptPlan(request: request, body: .none, options: options).write(to: &recorder)
+        return (options, recorder)
+    }
+
+    private func session(idle: TimeInterval = 60, resource: TimeInterval = 7 * 24 * 3600,
+                         version: SessionConfiguration.HTTPVersion = .automatic) -> SessionManager {
+        var configuration = SessionConfiguration()
+        configuration.timeoutIntervalForRequest = idle
+        configuration.timeoutIntervalForResource = resource
+        configuration.httpVersion = version
+        return SessionManager(configuration: configuration)
+    }
+
+    func testThatARequestTimeoutOfExactly60IsHonouredOverTheSessions() throws {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
+        request.timeoutInterval = 60
+        let (planned, written) = options(session(idle: 5), request)
+        XCTAssertEqual(planned.requestTimeout, 60, "60 is a value the user set, not 'unset'")
+        XCTAssertEqual(written.longs[CURLOPT_CONNECTTIMEOUT_MS.rawValue], 60_000)
+        XCTAssertEqual(written.longs[CURLOPT_LOW_SPEED_TIME.rawValue], 60)
+    }
+
+    func testThatARequestMadeFromAURLStartsWithTheSessionsIdleTimeout() throws {
+        let manager = session(idle: 7)
+        let built = try manager.makeURLRequest("http://h/", method: .get, headers: nil, modifier: nil)
+        XCTAssertEqual(built.timeoutInterval, 7)
+        XCTAssertEqual(options(manager, built).1.longs[CURLOPT_CONNECTTIMEOUT_MS.rawValue], 7000)
+        let modified = try manager.makeURLRequest("http://h/", method: .get, headers: nil) { $0.timeoutInterval = 60 }
+        XCTAssertEqual(options(manager, modified).0.requestTimeout, 60, "the modifier's 60 wins")
+    }
+
+    func testThatTheConnectTimeoutReplacesTheIdleTimeoutOnlyForConnecting() throws {
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "https://h/")), timeoutInterval: 30)
+        let (_, plain) = options(session(), request)
+        XCTAssertEqual(plain.longs[CURLOPT_CONNECTTIMEOUT_MS.rawValue], 30_000, "without one, connecting may take the idle timeout")
+        let (planned, written) = options(session(), request, limits: RequestTimeLimits(connectTimeout: 0.25))
+        XCTAssertEqual(planned.connectTimeout, 0.25)
+        XCTAssertEqual(written.longs[CURLOPT_CONNECTTIMEOUT_MS.rawValue], 250)
+        XCTAssertEqual(written.longs[CURLOPT_LOW_SPEED_TIME.rawValue], 30, "the idle timeout is unchanged")
+    }
+
+    func testThatTheEarlierOfTheDeadlineAndTheResourceTimeoutWins() throws {
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
+        XCTAssertEqual(options(session(resource: 100), request).0.resourceTimeout, 100)
+        XCTAssertEqual(options(session(resource: 100), request, limits: RequestTimeLimits(deadline: 3)).0.resourceTimeout, 3)
+        XCTAssertEqual(options(session(resource: 2), request, limits: RequestTimeLimits(deadline: 3)).0.resourceTimeout, 2)
+    }
+
+    func testThatInvalidLimitsAreTypedErrors() throws {
+        for bad in [0, -1, TimeInterval.nan, .infinity] {
+            guard case .invalidTimeout(name: "deadline", _)? = RequestTimeLimits(deadline: bad).validationError else {
+                return XCTFail("deadline \(bad)")
+            }
+            guard case .invalidTimeout(name: "connectTimeout", _)? = RequestTimeLimits(connectTimeout: bad).validationError else {
+                return XCTFail("connectTimeout \(bad)")
+            }
+            let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")), timeoutInterval: bad)
+            guard case .invalidTimeout(name: "timeoutInterval", _)? = RequestChecks.validate(
+                request, body: .none, allowsBodyInGET: false) else { return XCTFail("timeoutInterval \(bad)") }
+        }
+        XCTAssertNil(RequestTimeLimits(deadline: 0.5, connectTimeout: 0.5).validationError)
+        XCTAssertEqual(RequestTimeLimits.clamped(.nan), 0.001, "never a trap converting to milliseconds")
+        XCTAssertEqual(RequestTimeLimits.clamped(.infinity), 2_000_000)
+    }
+
+    func testThatHTTP2AsksForHTTP2AndAutomaticOnlyOverTLS() throws {
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
+        let versions: [(SessionConfiguration.HTTPVersion, Int)] = [
+            (.automatic, Int(CURL_HTTP_VERSION_2TLS)), (.http2, Int(CURL_HTTP_VERSION_2_0)),
+            (.http1_1, Int(CURL_HTTP_VERSION_1_1)), (.http2PriorKnowledge, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)),
+        ]
+        for (version, expected) in versions {
+            XCTAssertEqual(options(session(version: version), request).1.longs[CURLOPT_HTTP_VERSION.rawValue], expected,
+                           "\(version)")
+        }
+    }
+
+    func testThatASessionWithoutTransportSettingsWritesNoNewOption() throws {
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
+        let (_, written) = options(session(), request)
+        let expectedLongs: Set<UInt32> = [
+            CURLOPT_NOSIGNAL, CURLOPT_FOLLOWLOCATION, CURLOPT_HTTPGET, CURLOPT_CONNECTTIMEOUT_MS,
+            CURLOPT_LOW_SPEED_LIMIT, CURLOPT_LOW_SPEED_TIME, CURLOPT_HTTP_VERSION,
+        ].reduce(into: []) { $0.insert($1.rawValue) }
+        XCTAssertEqual(Set(written.longs.keys), expectedLongs, "the plain request's options, nothing added")
+        XCTAssertTrue(written.offsets.isEmpty)
+    }
+}
