@@ -54,6 +54,10 @@ struct CurlfireCommand: AsyncParsableCommand {
         }
         if (tls.cert == nil) != (tls.key == nil) { throw ValidationError("--cert and --key go together") }
         if let timeout = transfer.timeout, !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        if let seconds = transfer.maxTime, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--max-time must be positive") }
+        if let seconds = transfer.connectTimeout, !(seconds > 0 && seconds.isFinite) {
+            throw ValidationError("--connect-timeout must be positive")
+        }
         if transfer.maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let auth = transfer.auth, !auth.contains(":") { throw ValidationError("--auth takes user:pass") }
         if webSocket.enabled, download.download { throw ValidationError("--ws and --download do not go together") }

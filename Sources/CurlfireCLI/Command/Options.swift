@@ -108,6 +108,15 @@ struct TransferOptions: ParsableArguments {
 
     @Option(help: "With --follow: the most redirects to follow.")
     var maxRedirects = 30
+
+    @Option(name: [.customShort("m"), .long], help: ArgumentHelp("The most the whole request may take, in seconds (curl's --max-time).", valueName: "seconds"))
+    var maxTime: Double?
+
+    @Option(help: ArgumentHelp("The most connecting (TCP and TLS) may take, in seconds.", valueName: "seconds"))
+    var connectTimeout: Double?
+
+    @Flag(name: .customLong("http2"), help: "Ask for HTTP/2: ALPN over TLS, Upgrade: h2c over plain HTTP.")
+    var http2 = false
 }
 
 /// WebSocket options.

@@ -12,6 +12,8 @@ enum SessionFactory {
     static func make(command: CurlfireCommand, prepared: PreparedRequest) throws(CLIFailure) -> SessionManager {
         var configuration = SessionConfiguration()
         if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
+        if let seconds = command.transfer.maxTime { configuration.timeoutIntervalForResource = seconds }
+        if command.transfer.http2 { configuration.httpVersion = .http2 }
         configuration.followsRedirects = command.transfer.follow
         configuration.maximumRedirects = command.transfer.maxRedirects
         for name in prepared.removedHeaders {

@@ -1,0 +1,48 @@
+import Foundation
+import XCTest
+
+/// The transport flags (issue 26), run through the binary against real servers.
+final class CLITransportTests: XCTestCase {
+    private var httpbin = ""
+
+    override func setUpWithError() throws {
+        httpbin = try CLIServers.shared().httpbin
+    }
+
+    func testThatMaxTimeEndsTheWholeRequest() throws {
+        let start = Date()
+        let run = try CLIHarness.run(["--timeout", "30", "--max-time", "1", httpbin + "/delay/4"])
+        XCTAssertEqual(run.status, 6, run.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 3.5)
+    }
+
+    func testThatConnectTimeoutBoundsAHandshakeThatNeverAnswers() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(listen(fd, 8), 0)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let start = Date()
+        let run = try CLIHarness.run(["--timeout", "30", "--connect-timeout", "0.5",
+                                      "https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"])
+        XCTAssertEqual(run.status, 6, run.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+    }
+
+    func testThatHTTP2OffersTheUpgrade() throws {
+        let run = try CLIHarness.run(["--http2", httpbin + "/headers"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.text.contains("h2c"), run.text)
+        XCTAssertFalse(try CLIHarness.run([httpbin + "/headers"]).text.contains("h2c"))
+    }
+
+    func testThatNonPositiveLimitsAreUsageErrors() throws {
+        XCTAssertEqual(try CLIHarness.run(["--max-time", "0", httpbin + "/get"]).status, 2)
+        XCTAssertEqual(try CLIHarness.run(["--connect-timeout", "-1", httpbin + "/get"]).status, 2)
+    }
+}
