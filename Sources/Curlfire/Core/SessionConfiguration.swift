@@ -78,6 +78,13 @@ public struct SessionConfiguration: Sendable {
     /// certificate checks, trust policies) and the `Host` header still use `api.example.com`.
     /// Empty by default.
     public var connectTo: [String: String] = [:]
+    /// A Unix domain socket every request of the session goes through instead of TCP — the Docker
+    /// daemon's `/var/run/docker.sock`, say — with the URL's host still sent as `Host`
+    /// (and, for HTTPS, checked by TLS). A name that begins with `@` is a Linux abstract socket
+    /// (`@name`). Connections to the socket are reused like TCP ones. A request whose URL is
+    /// `http+unix://` or `https+unix://` names its own socket instead. A socket that does not exist
+    /// or refuses fails with ``TransportErrorCode/cannotConnect``. `nil` by default: TCP.
+    public var unixSocketPath: String?
     /// Root certificates to trust instead of the system's (a private CA). Empty by default: the system roots.
     public var trustedRootCertificates: [Certificate] = []
     /// A client certificate and key for mutual TLS. `nil` by default.

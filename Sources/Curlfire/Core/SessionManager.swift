@@ -144,8 +144,14 @@ public final class SessionManager: @unchecked Sendable {
         options.receiveBufferSize = configuration.receiveBufferSize
         options.connectTo = connectToEntries
         options.reportsProgress = reportsProgress
-        if request.url?.scheme?.lowercased() == "https" {
-            let host = request.url?.host ?? ""
+        let scheme = request.url?.scheme?.lowercased()
+        if configuration.unixSocketPath != nil || UnixSocketRoute.isUnixScheme(scheme) {
+            options.unixSocket = UnixSocketRoute.route(for: request.url, scheme: scheme,
+                                                       sessionSocket: configuration.unixSocketPath)
+        }
+        if scheme == "https" || scheme == "https+unix" {
+            // An https+unix URL's host is the socket's path: TLS checks `localhost`, the host libcurl is given.
+            let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
             options.trust = trustConfigurator(forHost: host)
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {

@@ -78,13 +78,19 @@ struct AttemptPlan: Sendable {
     }
 
     /// Whether the hop goes over TLS.
-    var isHTTPS: Bool { request.url?.scheme?.lowercased() == "https" }
+    var isHTTPS: Bool {
+        let scheme = request.url?.scheme?.lowercased()
+        return scheme == "https" || scheme == "https+unix"
+    }
 
     // MARK: - Options
 
     /// Lists the hop's libcurl options (callbacks, header lists and buffers are the attempt's own).
     func write<Writer: CurlOptionWriter>(to writer: inout Writer) {
-        writer.string(CURLOPT_URL, request.url?.absoluteString)
+        writer.string(CURLOPT_URL, options.unixSocket?.curlURL ?? request.url?.absoluteString)
+        if let socket = options.unixSocket {
+            writer.string(socket.isAbstract ? CURLOPT_ABSTRACT_UNIX_SOCKET : CURLOPT_UNIX_SOCKET_PATH, socket.path)
+        }
         writer.long(CURLOPT_NOSIGNAL, 1)
         // Curlfire follows redirects itself: every hop is planned for its own host.
         writer.long(CURLOPT_FOLLOWLOCATION, 0)

@@ -9,9 +9,13 @@ enum RequestChecks {
     /// a `GET` unless allowed.
     static func validate(_ request: URLRequest, body: UploadBody, allowsBodyInGET: Bool,
                          unsafeDefaultHeader: String? = nil) -> CurlfireError? {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = request.url, let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" || UnixSocketRoute.isUnixScheme(scheme),
               let host = url.host, !host.isEmpty
         else { return .invalidURL(url: request.url?.absoluteString ?? "nil") }
+        if UnixSocketRoute.isUnixScheme(scheme), !UnixSocketRoute(socket: host).isValid {
+            return .invalidURL(url: url.absoluteString) // no socket path, or one too long for an address
+        }
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             if !HTTPHeader(name: name, value: value).isInjectionSafe { return .invalidHeader(name: name) }
         }

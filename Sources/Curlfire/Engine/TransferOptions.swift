@@ -46,6 +46,8 @@ struct TransferOptions: Sendable {
     var trust: (any TLSContextConfiguring)?
     /// Client certificate for mutual TLS.
     var clientCertificate: ClientCertificateFiles?
+    /// The Unix socket the hop connects through instead of TCP, if any.
+    var unixSocket: UnixSocketRoute?
     /// `CURLOPT_CONNECT_TO` entries (`HOST::ADDRESS:`).
     var connectTo: [String] = []
     /// libcurl's receive buffer size in bytes.

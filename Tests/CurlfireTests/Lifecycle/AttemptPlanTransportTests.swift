@@ -89,6 +89,52 @@ final class AttemptPlanTransportTests: XCTestCase {
         }
     }
 
+    // MARK: - Unix sockets
+
+    private func socketSession(_ path: String?) -> SessionManager {
+        var configuration = SessionConfiguration()
+        configuration.unixSocketPath = path
+        return SessionManager(configuration: configuration)
+    }
+
+    func testThatTheSessionSocketCarriesTheRequestWithItsOwnURL() throws {
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http://docker/v1.43/info")))
+        let (_, written) = options(socketSession("/var/run/docker.sock"), request)
+        XCTAssertEqual(written.strings[CURLOPT_UNIX_SOCKET_PATH.rawValue], .some("/var/run/docker.sock"))
+        XCTAssertEqual(written.strings[CURLOPT_URL.rawValue], .some("http://docker/v1.43/info"), "the host is the Host header")
+        XCTAssertFalse(written.strings.keys.contains(CURLOPT_ABSTRACT_UNIX_SOCKET.rawValue))
+        let (_, abstract) = options(socketSession("@containerd"), request)
+        XCTAssertEqual(abstract.strings[CURLOPT_ABSTRACT_UNIX_SOCKET.rawValue], .some("containerd"))
+        XCTAssertFalse(abstract.strings.keys.contains(CURLOPT_UNIX_SOCKET_PATH.rawValue))
+    }
+
+    func testThatAnHTTPUnixURLNamesItsSocketAndLibcurlGetsLocalhost() throws {
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info?all=1")))
+        let (planned, written) = options(socketSession("/other.sock"), request)
+        XCTAssertEqual(planned.unixSocket?.path, "/var/run/docker.sock", "the URL's socket wins over the session's")
+        XCTAssertEqual(written.strings[CURLOPT_UNIX_SOCKET_PATH.rawValue], .some("/var/run/docker.sock"))
+        XCTAssertEqual(written.strings[CURLOPT_URL.rawValue], .some("http://localhost/v1.43/info?all=1"))
+        XCTAssertNil(written.longs[CURLOPT_SSL_VERIFYPEER.rawValue])
+        let tls = URLRequest(url: try XCTUnwrap(URL(string: "https+unix://%40secure/x")))
+        let (_, secure) = options(socketSession(nil), tls)
+        XCTAssertEqual(secure.strings[CURLOPT_URL.rawValue], .some("https://localhost/x"))
+        XCTAssertEqual(secure.strings[CURLOPT_ABSTRACT_UNIX_SOCKET.rawValue], .some("secure"))
+        XCTAssertEqual(secure.longs[CURLOPT_SSL_VERIFYPEER.rawValue], 1, "https+unix is verified like https")
+        XCTAssertEqual(secure.longs[CURLOPT_SSL_VERIFYHOST.rawValue], 2)
+    }
+
+    func testThatAnUnusableSocketURLIsInvalid() throws {
+        let long = String(repeating: "a", count: 120)
+        for string in ["http+unix://%2F\(long)/", "http+unix://%2Fa%00b/"] {
+            guard let url = URL(string: string) else { continue } // not even a URL: refused earlier
+            guard case .invalidURL? = RequestChecks.validate(URLRequest(url: url), body: .none, allowsBodyInGET: false) else {
+                return XCTFail(string)
+            }
+        }
+        XCTAssertNil(RequestChecks.validate(URLRequest(url: try XCTUnwrap(URL(string: "http+unix://%2Ftmp%2Fa.sock/"))),
+                                            body: .none, allowsBodyInGET: false))
+    }
+
     func testThatASessionWithoutTransportSettingsWritesNoNewOption() throws {
         let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
         let (_, written) = options(session(), request)
@@ -98,5 +144,8 @@ final class AttemptPlanTransportTests: XCTestCase {
         ].reduce(into: []) { $0.insert($1.rawValue) }
         XCTAssertEqual(Set(written.longs.keys), expectedLongs, "the plain request's options, nothing added")
         XCTAssertTrue(written.offsets.isEmpty)
+        let expectedStrings: Set<UInt32> = [CURLOPT_URL, CURLOPT_PROTOCOLS_STR, CURLOPT_ACCEPT_ENCODING, CURLOPT_PROXY, CURLOPT_COOKIEFILE]
+            .reduce(into: []) { $0.insert($1.rawValue) }
+        XCTAssertEqual(Set(written.strings.keys), expectedStrings)
     }
 }
