@@ -46,3 +46,16 @@ final class CLITransportTests: XCTestCase {
         XCTAssertEqual(try CLIHarness.run(["--connect-timeout", "-1", httpbin + "/get"]).status, 2)
     }
 }
+
+/// `--unix-socket` against nginx's Unix socket (scripts/test-servers.py).
+final class CLIUnixSocketTests: XCTestCase {
+    func testThatUnixSocketReachesNginx() throws {
+        let servers = try CLIServers.shared()
+        let socket = try XCTUnwrap(servers.nginx_unix_socket, "test-servers.py gives nginx's Unix socket")
+        let run = try CLIHarness.run(["--unix-socket", socket, "http://no-tcp.invalid:1/small.txt"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.text, "Hello, Curlfire!\n")
+        let missing = try CLIHarness.run(["--unix-socket", socket + ".missing", "http://localhost/small.txt"])
+        XCTAssertEqual(missing.status, 8, "a missing socket is a connection failure: \(missing.stderr)")
+    }
+}

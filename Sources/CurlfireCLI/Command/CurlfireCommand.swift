@@ -58,6 +58,9 @@ struct CurlfireCommand: AsyncParsableCommand {
         if let seconds = transfer.connectTimeout, !(seconds > 0 && seconds.isFinite) {
             throw ValidationError("--connect-timeout must be positive")
         }
+        if transfer.unixSocket != nil, transfer.abstractUnixSocket != nil {
+            throw ValidationError("--unix-socket and --abstract-unix-socket do not go together")
+        }
         if transfer.maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let auth = transfer.auth, !auth.contains(":") { throw ValidationError("--auth takes user:pass") }
         if webSocket.enabled, download.download { throw ValidationError("--ws and --download do not go together") }

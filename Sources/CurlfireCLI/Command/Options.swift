@@ -117,6 +117,12 @@ struct TransferOptions: ParsableArguments {
 
     @Flag(name: .customLong("http2"), help: "Ask for HTTP/2: ALPN over TLS, Upgrade: h2c over plain HTTP.")
     var http2 = false
+
+    @Option(help: ArgumentHelp("Connect through this Unix domain socket instead of TCP; the URL's host is the Host header.", valueName: "path"))
+    var unixSocket: String?
+
+    @Option(help: ArgumentHelp("Connect through this Linux abstract Unix socket (its name, without the leading NUL).", valueName: "name"))
+    var abstractUnixSocket: String?
 }
 
 /// WebSocket options.

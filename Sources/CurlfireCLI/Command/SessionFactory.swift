@@ -14,6 +14,7 @@ enum SessionFactory {
         if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
         if let seconds = command.transfer.maxTime { configuration.timeoutIntervalForResource = seconds }
         if command.transfer.http2 { configuration.httpVersion = .http2 }
+        configuration.unixSocketPath = command.transfer.unixSocket ?? command.transfer.abstractUnixSocket.map { "@" + $0 }
         configuration.followsRedirects = command.transfer.follow
         configuration.maximumRedirects = command.transfer.maxRedirects
         for name in prepared.removedHeaders {
