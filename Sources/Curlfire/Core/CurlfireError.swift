@@ -61,6 +61,9 @@ public enum CurlfireError: Error, Sendable {
     /// A timeout or deadline was not a positive, finite number of seconds: `name` says which
     /// (`timeoutInterval`, `deadline`, `connectTimeout`); nothing was sent.
     case invalidTimeout(name: String, value: TimeInterval)
+    /// A bandwidth limit was not a positive number of bytes per second: `name` says which
+    /// (`maximumDownloadBytesPerSecond`, `maximumUploadBytesPerSecond`); nothing was sent.
+    case invalidBandwidthLimit(name: String, bytesPerSecond: Int)
 
     /// Why a streamed request body failed.
     public enum BodyStreamFailureReason: Sendable {
@@ -344,6 +347,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
                 + "was not sent; it lets a probe through once its cool-down has passed."
         case let .invalidTimeout(name, value):
             return "\(name) must be a positive, finite number of seconds, not \(value); nothing was sent."
+        case let .invalidBandwidthLimit(name, bytesPerSecond):
+            return "\(name) must be a positive number of bytes per second, not \(bytesPerSecond); nothing was sent."
         }
     }
 }

@@ -78,6 +78,14 @@ public struct SessionConfiguration: Sendable {
     /// certificate checks, trust policies) and the `Host` header still use `api.example.com`.
     /// Empty by default.
     public var connectTo: [String: String] = [:]
+    /// The most bytes per second each request of the session receives (its response body), paced by
+    /// the engine from the first byte: a 10 MB download at 2 MB/s takes about 5 s, a short one too
+    /// (libcurl's own limiter lets short transfers through far too fast). A request's
+    /// `maximumDownloadBytesPerSecond(_:)` replaces it. Must be positive. `nil` by default: no limit.
+    public var maximumDownloadBytesPerSecond: Int?
+    /// The most bytes per second each request of the session sends (its body), paced the same way.
+    /// A request's `maximumUploadBytesPerSecond(_:)` replaces it. Must be positive. `nil` by default.
+    public var maximumUploadBytesPerSecond: Int?
     /// A Unix domain socket every request of the session goes through instead of TCP — the Docker
     /// daemon's `/var/run/docker.sock`, say — with the URL's host still sent as `Host`
     /// (and, for HTTPS, checked by TLS). A name that begins with `@` is a Linux abstract socket

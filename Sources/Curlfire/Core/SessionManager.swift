@@ -128,11 +128,15 @@ public final class SessionManager: @unchecked Sendable {
     /// (``makeURLRequest(_:method:headers:modifier:)``), so 60 is never mistaken for "unset".
     func planOptions(for request: URLRequest, credential: (user: String, password: String)?,
                      reportsProgress: Bool, followsWithoutAsking: Bool,
-                     timeLimits: RequestTimeLimits = RequestTimeLimits()) -> TransferOptions {
+                     timeLimits: RequestTimeLimits = RequestTimeLimits(),
+                     rateLimits: RequestRateLimits = RequestRateLimits()) -> TransferOptions {
         var options = TransferOptions()
         options.requestTimeout = request.timeoutInterval
         options.resourceTimeout = timeLimits.resourceTimeout(session: configuration.timeoutIntervalForResource)
         options.connectTimeout = timeLimits.connectTimeout
+        let rates = self.rateLimits(for: rateLimits)
+        options.maximumDownloadBytesPerSecond = rates.download
+        options.maximumUploadBytesPerSecond = rates.upload
         options.followRedirects = followsWithoutAsking && configuration.followsRedirects
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion
@@ -161,6 +165,12 @@ public final class SessionManager: @unchecked Sendable {
             }
         }
         return options
+    }
+
+    /// The bandwidth limits in effect for a request with its own `limits`: each replaces the session's.
+    func rateLimits(for limits: RequestRateLimits) -> RequestRateLimits {
+        limits.resolved(sessionDownload: configuration.maximumDownloadBytesPerSecond,
+                        sessionUpload: configuration.maximumUploadBytesPerSecond)
     }
 
     /// The trust bridge for a host, or `nil` when libcurl's own verification applies (no policy for

@@ -76,6 +76,8 @@ final class Transfer: @unchecked Sendable {
         var resumesDownloadOnRetry = false
         /// transport: the request's own deadline and connect timeout (Core/Request+TimeLimits.swift).
         var timeLimits = RequestTimeLimits()
+        /// transport: the request's own bandwidth limits (Core/Request+RateLimits.swift).
+        var rateLimits = RequestRateLimits()
     }
 
     private struct ProgressHandler {
@@ -377,7 +379,8 @@ final class Transfer: @unchecked Sendable {
         var request = hop.request
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader)
-            ?? spec.timeLimits.validationError {
+            ?? spec.timeLimits.validationError
+            ?? session.rateLimits(for: spec.rateLimits).validationError {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
@@ -396,7 +399,7 @@ final class Transfer: @unchecked Sendable {
         }
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
                                           followsWithoutAsking: spec.redirectHandler.followsNatively,
-                                          timeLimits: spec.timeLimits)
+                                          timeLimits: spec.timeLimits, rateLimits: spec.rateLimits)
         let plan = AttemptPlan(request: request, body: hop.body, options: options)
         let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
                                   startTime: startTime, stage: stage)

@@ -46,6 +46,10 @@ struct TransferOptions: Sendable {
     var trust: (any TLSContextConfiguring)?
     /// Client certificate for mutual TLS.
     var clientCertificate: ClientCertificateFiles?
+    /// The most bytes per second received, if limited (the engine paces it: RatePacer).
+    var maximumDownloadBytesPerSecond: Int?
+    /// The most bytes per second sent, if limited.
+    var maximumUploadBytesPerSecond: Int?
     /// The Unix socket the hop connects through instead of TCP, if any.
     var unixSocket: UnixSocketRoute?
     /// `CURLOPT_CONNECT_TO` entries (`HOST::ADDRESS:`).

@@ -135,6 +135,21 @@ final class AttemptPlanTransportTests: XCTestCase {
                                             body: .none, allowsBodyInGET: false))
     }
 
+    func testThatBandwidthLimitsReachThePlanWithTheRequestsReplacingTheSessions() throws {
+        var configuration = SessionConfiguration()
+        configuration.maximumDownloadBytesPerSecond = 2_000_000
+        configuration.maximumUploadBytesPerSecond = 100_000
+        let session = SessionManager(configuration: configuration)
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
+        let planned = session.planOptions(for: request, credential: nil, reportsProgress: false, followsWithoutAsking: true,
+                                          rateLimits: RequestRateLimits(download: 400_000))
+        XCTAssertEqual(planned.maximumDownloadBytesPerSecond, 400_000)
+        XCTAssertEqual(planned.maximumUploadBytesPerSecond, 100_000)
+        let plain = options(self.session(), request).0
+        XCTAssertNil(plain.maximumDownloadBytesPerSecond)
+        XCTAssertNil(plain.maximumUploadBytesPerSecond)
+    }
+
     func testThatASessionWithoutTransportSettingsWritesNoNewOption() throws {
         let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
         let (_, written) = options(session(), request)
