@@ -1,4 +1,5 @@
 import Foundation
+import CurlfireCLIKit
 import XCTest
 
 /// The transport flags (issue 26), run through the binary against real servers.
@@ -57,5 +58,29 @@ final class CLIUnixSocketTests: XCTestCase {
         XCTAssertEqual(run.text, "Hello, Curlfire!\n")
         let missing = try CLIHarness.run(["--unix-socket", socket + ".missing", "http://localhost/small.txt"])
         XCTAssertEqual(missing.status, 8, "a missing socket is a connection failure: \(missing.stderr)")
+    }
+}
+
+/// `--limit-rate`: the parser (curl's suffixes) and a paced download through the binary.
+final class CLILimitRateTests: XCTestCase {
+    func testThatRatesParseAsCurlReadsThem() {
+        XCTAssertEqual(RateText.bytesPerSecond("1000"), 1000)
+        XCTAssertEqual(RateText.bytesPerSecond("400K"), 409_600)
+        XCTAssertEqual(RateText.bytesPerSecond("2m"), 2_097_152)
+        XCTAssertEqual(RateText.bytesPerSecond("1G"), 1_073_741_824)
+        for bad in ["", "0", "-5", "k", "1.5M", "12x", "99999999999999999999", "9999999999999G"] {
+            XCTAssertNil(RateText.bytesPerSecond(bad), bad)
+        }
+    }
+
+    func testThatLimitRatePacesADownloadFromNginx() throws {
+        let servers = try CLIServers.shared()
+        let nginx = try XCTUnwrap(servers.nginx_http)
+        let start = Date()
+        let run = try CLIHarness.run(["--limit-rate", "200k", "-o", "/dev/null", nginx + "/large.bin", "Range:bytes=0-409599"])
+        let elapsed = Date().timeIntervalSince(start)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(elapsed, 2, accuracy: 0.5, "400 KiB at 200 KiB/s, plus the binary's start")
+        XCTAssertEqual(try CLIHarness.run(["--limit-rate", "fast", nginx + "/small.txt"]).status, 2)
     }
 }

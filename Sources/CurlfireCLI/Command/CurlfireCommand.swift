@@ -58,6 +58,9 @@ struct CurlfireCommand: AsyncParsableCommand {
         if let seconds = transfer.connectTimeout, !(seconds > 0 && seconds.isFinite) {
             throw ValidationError("--connect-timeout must be positive")
         }
+        if let rate = transfer.limitRate, RateText.bytesPerSecond(rate) == nil {
+            throw ValidationError("--limit-rate takes a positive number of bytes per second, optionally with k, m or g")
+        }
         if transfer.unixSocket != nil, transfer.abstractUnixSocket != nil {
             throw ValidationError("--unix-socket and --abstract-unix-socket do not go together")
         }

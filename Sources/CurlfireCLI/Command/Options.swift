@@ -118,6 +118,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .customLong("http2"), help: "Ask for HTTP/2: ALPN over TLS, Upgrade: h2c over plain HTTP.")
     var http2 = false
 
+    @Option(help: ArgumentHelp("The most bytes per second sent and received: a number with an optional k, m or g suffix (1024-based), as curl.", valueName: "rate"))
+    var limitRate: String?
+
     @Option(help: ArgumentHelp("Connect through this Unix domain socket instead of TCP; the URL's host is the Host header.", valueName: "path"))
     var unixSocket: String?
 

@@ -14,6 +14,10 @@ enum SessionFactory {
         if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
         if let seconds = command.transfer.maxTime { configuration.timeoutIntervalForResource = seconds }
         if command.transfer.http2 { configuration.httpVersion = .http2 }
+        if let rate = command.transfer.limitRate.flatMap(RateText.bytesPerSecond) {
+            configuration.maximumDownloadBytesPerSecond = rate
+            configuration.maximumUploadBytesPerSecond = rate
+        }
         configuration.unixSocketPath = command.transfer.unixSocket ?? command.transfer.abstractUnixSocket.map { "@" + $0 }
         configuration.followsRedirects = command.transfer.follow
         configuration.maximumRedirects = command.transfer.maxRedirects
