@@ -64,6 +64,9 @@ public enum CurlfireError: Error, Sendable {
     /// A bandwidth limit was not a positive number of bytes per second: `name` says which
     /// (`maximumDownloadBytesPerSecond`, `maximumUploadBytesPerSecond`); nothing was sent.
     case invalidBandwidthLimit(name: String, bytesPerSecond: Int)
+    /// An entry of ``SessionConfiguration/hostResolutions`` for `host` is not usable (a host with
+    /// `:` or `,`, a port outside 1...65535, no address, or one that is not IPv4 or IPv6); nothing was sent.
+    case invalidHostResolution(host: String)
 
     /// Why a streamed request body failed.
     public enum BodyStreamFailureReason: Sendable {
@@ -347,6 +350,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
                 + "was not sent; it lets a probe through once its cool-down has passed."
         case let .invalidTimeout(name, value):
             return "\(name) must be a positive, finite number of seconds, not \(value); nothing was sent."
+        case let .invalidHostResolution(host):
+            return "The fixed address entry for \(host) is not usable (host, port 1...65535, IPv4 or IPv6 addresses); nothing was sent."
         case let .invalidBandwidthLimit(name, bytesPerSecond):
             return "\(name) must be a positive number of bytes per second, not \(bytesPerSecond); nothing was sent."
         }

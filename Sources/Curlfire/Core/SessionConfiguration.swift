@@ -86,6 +86,19 @@ public struct SessionConfiguration: Sendable {
     /// The most bytes per second each request of the session sends (its body), paced the same way.
     /// A request's `maximumUploadBytesPerSecond(_:)` replaces it. Must be positive. `nil` by default.
     public var maximumUploadBytesPerSecond: Int?
+    /// Which IP versions host names resolve to. ``IPVersion/any`` by default.
+    public var ipVersion: IPVersion = .any
+    /// How long a resolved name is kept before asking DNS again, in seconds (`0`: never kept).
+    /// `nil` by default: libcurl's 60 seconds.
+    public var dnsCacheLifetime: TimeInterval?
+    /// Fixed addresses for host names (curl's `--resolve`); DNS is not asked for them. Unlike
+    /// ``connectTo``, the entry is per port and takes several addresses. An unusable entry (a host
+    /// with `:` or `,`, a port outside 1...65535, an address that is not IPv4 or IPv6) fails
+    /// requests with ``CurlfireError/invalidHostResolution(host:)``. Empty by default.
+    public var hostResolutions: [HostResolution] = []
+    /// How long an IPv6 connection attempt runs alone before IPv4 is tried beside it (RFC 8305's
+    /// Connection Attempt Delay), in seconds. `nil` by default: libcurl's 0.2 s.
+    public var happyEyeballsDelay: TimeInterval?
     /// A Unix domain socket every request of the session goes through instead of TCP — the Docker
     /// daemon's `/var/run/docker.sock`, say — with the URL's host still sent as `Host`
     /// (and, for HTTPS, checked by TLS). A name that begins with `@` is a Linux abstract socket

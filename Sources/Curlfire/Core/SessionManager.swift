@@ -105,11 +105,16 @@ public final class SessionManager: @unchecked Sendable {
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        resolveEntries = configuration.hostResolutions.map { entry in entry.curlEntry.map(Result.success)
+            ?? .failure(.invalidHostResolution(host: entry.host)) }
         if let interceptor { state.withLock { $0.interceptor = interceptor } }
     }
 
     /// `CURLOPT_CONNECT_TO` entries from the configuration, made once.
     private let connectToEntries: [String]
+    /// `CURLOPT_RESOLVE` entries from ``SessionConfiguration/hostResolutions``, made once (an
+    /// unusable entry fails every request with its error: RequestChecks).
+    let resolveEntries: [Result<String, CurlfireError>]
 
     /// The default headers as libcurl lines, made once.
     private let sessionHeaderLines: SessionHeaderLines
@@ -147,6 +152,14 @@ public final class SessionManager: @unchecked Sendable {
         options.credential = credential
         options.receiveBufferSize = configuration.receiveBufferSize
         options.connectTo = connectToEntries
+        options.ipVersion = configuration.ipVersion
+        if let lifetime = configuration.dnsCacheLifetime, lifetime.isFinite {
+            options.dnsCacheSeconds = lifetime <= 0 ? 0 : Int(min(lifetime.rounded(.up), 1e9))
+        }
+        if let delay = configuration.happyEyeballsDelay, delay.isFinite {
+            options.happyEyeballsMilliseconds = Int(min(max(delay, 0), 1e6) * 1000)
+        }
+        if !resolveEntries.isEmpty { options.resolveEntries = resolveEntries.compactMap { try? $0.get() } }
         options.reportsProgress = reportsProgress
         let scheme = request.url?.scheme?.lowercased()
         if configuration.unixSocketPath != nil || UnixSocketRoute.isUnixScheme(scheme) {

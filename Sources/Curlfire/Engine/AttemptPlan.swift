@@ -143,6 +143,15 @@ struct AttemptPlan: Sendable {
         }
         if isHTTPS, options.httpVersion != .http1_1 { writer.long(CURLOPT_PIPEWAIT, 1) }
         if options.cookiesEnabled { writer.string(CURLOPT_COOKIEFILE, "") }
+        switch options.ipVersion {
+        case .any: break
+        case .v4: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
+        case .v6: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
+        }
+        if let seconds = options.dnsCacheSeconds { writer.long(CURLOPT_DNS_CACHE_TIMEOUT, seconds) }
+        if let milliseconds = options.happyEyeballsMilliseconds {
+            writer.long(CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, milliseconds)
+        }
         switch options.proxy {
         case .environment: break // libcurl reads http_proxy, https_proxy, no_proxy
         case .none: writer.string(CURLOPT_PROXY, "")

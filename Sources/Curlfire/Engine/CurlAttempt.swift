@@ -54,6 +54,7 @@ final class CurlAttempt: @unchecked Sendable {
     /// Whether ``headerList`` is this attempt's to free (not the session's shared one).
     private let ownsHeaderList: Bool
     private var connectToList: UnsafeMutablePointer<curl_slist>?
+    private var resolveList: UnsafeMutablePointer<curl_slist>?
     private var head = ResponseHead()
     private var firstByteTime: TimeInterval?
     private var tls: (version: String?, cipher: String?) = (nil, nil)
@@ -134,6 +135,7 @@ final class CurlAttempt: @unchecked Sendable {
     deinit {
         if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
+        if let resolveList { curl_slist_free_all(resolveList) }
         errorBuffer.deallocate()
     }
 
@@ -201,6 +203,10 @@ final class CurlAttempt: @unchecked Sendable {
         if !options.connectTo.isEmpty {
             for entry in options.connectTo { connectToList = curl_slist_append(connectToList, entry) }
             set(cfcurl_easy_setopt_slist(easy, CURLOPT_CONNECT_TO, connectToList), CURLOPT_CONNECT_TO)
+        }
+        if !options.resolveEntries.isEmpty {
+            for entry in options.resolveEntries { resolveList = curl_slist_append(resolveList, entry) }
+            set(cfcurl_easy_setopt_slist(easy, CURLOPT_RESOLVE, resolveList), CURLOPT_RESOLVE)
         }
         if options.receiveBufferSize > 0 {
             // libcurl 7.88 refuses a new size once the handle has allocated its buffer (a pooled

@@ -380,7 +380,9 @@ final class Transfer: @unchecked Sendable {
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader)
             ?? spec.timeLimits.validationError
-            ?? session.rateLimits(for: spec.rateLimits).validationError {
+            ?? session.rateLimits(for: spec.rateLimits).validationError
+            ?? session.resolveEntries.lazy.compactMap({ entry -> CurlfireError? in
+                if case let .failure(error) = entry { return error } else { return nil } }).first {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt

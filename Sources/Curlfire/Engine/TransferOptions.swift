@@ -50,6 +50,13 @@ struct TransferOptions: Sendable {
     var maximumDownloadBytesPerSecond: Int?
     /// The most bytes per second sent, if limited.
     var maximumUploadBytesPerSecond: Int?
+    /// DNS: `CURLOPT_IPRESOLVE` (`nil`: whatever), `CURLOPT_DNS_CACHE_TIMEOUT` seconds,
+    /// `CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS` (each `nil`: libcurl's default), and the
+    /// `CURLOPT_RESOLVE` entries, made once per session.
+    var ipVersion: SessionConfiguration.IPVersion = .any
+    var dnsCacheSeconds: Int?
+    var happyEyeballsMilliseconds: Int?
+    var resolveEntries: [String] = []
     /// The Unix socket the hop connects through instead of TCP, if any.
     var unixSocket: UnixSocketRoute?
     /// `CURLOPT_CONNECT_TO` entries (`HOST::ADDRESS:`).

@@ -150,6 +150,34 @@ final class AttemptPlanTransportTests: XCTestCase {
         XCTAssertNil(plain.maximumUploadBytesPerSecond)
     }
 
+    func testThatDNSSettingsReachThePlan() throws {
+        var configuration = SessionConfiguration()
+        configuration.ipVersion = .v4
+        configuration.dnsCacheLifetime = 2.5
+        configuration.happyEyeballsDelay = 0.05
+        configuration.hostResolutions = [.init(host: "api.test", port: 443, addresses: ["127.0.0.1", "::1"])]
+        let session = SessionManager(configuration: configuration)
+        let (planned, written) = options(session, URLRequest(url: try XCTUnwrap(URL(string: "https://api.test/"))))
+        XCTAssertEqual(written.longs[CURLOPT_IPRESOLVE.rawValue], Int(CURL_IPRESOLVE_V4))
+        XCTAssertEqual(written.longs[CURLOPT_DNS_CACHE_TIMEOUT.rawValue], 3, "whole seconds, rounded up")
+        XCTAssertEqual(written.longs[CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS.rawValue], 50)
+        XCTAssertEqual(planned.resolveEntries, ["api.test:443:127.0.0.1,[::1]"], "IPv6 bracketed")
+        configuration.ipVersion = .v6
+        let (_, v6) = options(SessionManager(configuration: configuration), URLRequest(url: try XCTUnwrap(URL(string: "http://h/"))))
+        XCTAssertEqual(v6.longs[CURLOPT_IPRESOLVE.rawValue], Int(CURL_IPRESOLVE_V6))
+    }
+
+    func testThatUnusableHostResolutionsHaveNoCurlEntry() {
+        typealias Entry = SessionConfiguration.HostResolution
+        for bad in [Entry(host: "a:b", port: 80, addresses: ["127.0.0.1"]), Entry(host: "a,b", port: 80, addresses: ["127.0.0.1"]),
+                    Entry(host: "", port: 80, addresses: ["127.0.0.1"]), Entry(host: "h", port: 0, addresses: ["127.0.0.1"]),
+                    Entry(host: "h", port: 80, addresses: []), Entry(host: "h", port: 80, addresses: ["300.1.1.1"]),
+                    Entry(host: "h", port: 80, addresses: ["::g"])] {
+            XCTAssertNil(bad.curlEntry, "\(bad)")
+        }
+        XCTAssertEqual(Entry(host: "h", port: 8080, addresses: ["10.0.0.1"]).curlEntry, "h:8080:10.0.0.1")
+    }
+
     func testThatASessionWithoutTransportSettingsWritesNoNewOption() throws {
         let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
         let (_, written) = options(session(), request)
