@@ -84,3 +84,17 @@ final class CLILimitRateTests: XCTestCase {
         XCTAssertEqual(try CLIHarness.run(["--limit-rate", "fast", nginx + "/small.txt"]).status, 2)
     }
 }
+
+/// `-4`, `-6` and `--resolve` through the binary, against httpbin on 127.0.0.1 only.
+final class CLIDNSTests: XCTestCase {
+    func testThatResolveAndTheIPVersionChooseTheAddress() throws {
+        let httpbin = try CLIServers.shared().httpbin
+        let port = try XCTUnwrap(URL(string: httpbin)?.port)
+        let url = "http://dual.curlfire.test:\(port)/get"
+        let entry = "dual.curlfire.test:\(port):[::1],127.0.0.1"
+        XCTAssertEqual(try CLIHarness.run(["--resolve", entry, "-4", url]).status, 0)
+        XCTAssertEqual(try CLIHarness.run(["--resolve", entry, "-6", url]).status, 8, "::1 only, where nothing listens")
+        XCTAssertEqual(try CLIHarness.run(["--resolve", "nonsense", url]).status, 2)
+        XCTAssertEqual(ResolveText.parse("h:443:[::1],10.0.0.1")?.addresses, ["::1", "10.0.0.1"])
+    }
+}

@@ -58,6 +58,10 @@ struct CurlfireCommand: AsyncParsableCommand {
         if let seconds = transfer.connectTimeout, !(seconds > 0 && seconds.isFinite) {
             throw ValidationError("--connect-timeout must be positive")
         }
+        if transfer.ipv4, transfer.ipv6 { throw ValidationError("-4 and -6 do not go together") }
+        for entry in transfer.resolve where ResolveText.parse(entry) == nil {
+            throw ValidationError("--resolve \(entry): expected host:port:address[,address]")
+        }
         if let rate = transfer.limitRate, RateText.bytesPerSecond(rate) == nil {
             throw ValidationError("--limit-rate takes a positive number of bytes per second, optionally with k, m or g")
         }

@@ -118,6 +118,15 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .customLong("http2"), help: "Ask for HTTP/2: ALPN over TLS, Upgrade: h2c over plain HTTP.")
     var http2 = false
 
+    @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Resolve host names to IPv4 addresses only.")
+    var ipv4 = false
+
+    @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Resolve host names to IPv6 addresses only.")
+    var ipv6 = false
+
+    @Option(help: ArgumentHelp("Use these addresses for HOST:PORT instead of DNS. Repeatable.", valueName: "host:port:addr[,addr]"))
+    var resolve: [String] = []
+
     @Option(help: ArgumentHelp("The most bytes per second sent and received: a number with an optional k, m or g suffix (1024-based), as curl.", valueName: "rate"))
     var limitRate: String?
 

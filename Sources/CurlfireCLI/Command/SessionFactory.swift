@@ -14,6 +14,11 @@ enum SessionFactory {
         if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
         if let seconds = command.transfer.maxTime { configuration.timeoutIntervalForResource = seconds }
         if command.transfer.http2 { configuration.httpVersion = .http2 }
+        if command.transfer.ipv4 { configuration.ipVersion = .v4 }
+        if command.transfer.ipv6 { configuration.ipVersion = .v6 }
+        configuration.hostResolutions = command.transfer.resolve.compactMap(ResolveText.parse).map {
+            SessionConfiguration.HostResolution(host: $0.host, port: $0.port, addresses: $0.addresses)
+        }
         if let rate = command.transfer.limitRate.flatMap(RateText.bytesPerSecond) {
             configuration.maximumDownloadBytesPerSecond = rate
             configuration.maximumUploadBytesPerSecond = rate
