@@ -71,6 +71,8 @@ REQUIREMENTS = [
     "hyperframe==6.1.0",
     # WebSocket peers (scripts/ws-test-server.py): echo, subprotocols, permessage-deflate.
     "websockets==17.4",
+    # DNS-over-HTTPS endpoint (scripts/doh-server.py).
+    "dnslib==0.9.26",
 ]
 
 # name -> (certificate file, key file) inside the PKI directory.

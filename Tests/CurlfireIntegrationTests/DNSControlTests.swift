@@ -1,5 +1,6 @@
 import Curlfire
 import Foundation
+import CurlfireTestSupport
 import FoundationNetworking
 import XCTest
 
@@ -51,5 +52,47 @@ final class DNSControlTests: XCTestCase {
         guard case .invalidHostResolution(host: "bad.test")? = response.error else {
             return XCTFail("\(response.debugDescription)")
         }
+    }
+}
+
+/// DNS over HTTPS against scripts/doh-server.py (dnslib, pinned in the test venv) behind TLS with
+/// the test PKI's `localhost` certificate: it answers a name no system resolver knows.
+final class DNSOverHTTPSTests: XCTestCase {
+    private static let name = "only-doh.curlfire.test"
+
+    /// Starts the DoH server (after the test servers, which make the venv and the PKI); its URL.
+    private func startDoH() throws -> (url: URL, pid: pid_t) {
+        let servers = try Live.servers()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let started = try BackgroundProcess.start([
+            root.appendingPathComponent(".venv/bin/python").path, root.appendingPathComponent("scripts/doh-server.py").path,
+            "--cert", servers.pkiFile("leaf-chain.pem").path, "--key", servers.pkiFile("leaf.key").path,
+            "--record", "\(Self.name)=127.0.0.1", "--parent-pid", String(getpid()),
+        ])
+        let object = try JSONSerialization.jsonObject(with: Data(started.firstLine.utf8)) as? [String: Int]
+        let port = try XCTUnwrap(object?["https"], "doh-server.py printed \(started.firstLine)")
+        return (try XCTUnwrap(URL(string: "https://localhost:\(port)/dns-query")), started.pid)
+    }
+
+    func testThatANameOnlyTheDoHServerKnowsIsResolvedThroughIt() async throws {
+        let doh = try startDoH()
+        defer { kill(doh.pid, SIGTERM) }
+        let port = try XCTUnwrap(try Live.servers().httpbin.port)
+        var configuration = SessionConfiguration()
+        configuration.dnsOverHTTPSURL = doh.url
+        configuration.trustedRootCertificates = [try Certificate(contentsOf: try Live.servers().pkiFile("root-ca.pem"))]
+        let response = await SessionManager(configuration: configuration)
+            .request("http://\(Self.name):\(port)/get").serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 200, "\(response.debugDescription)")
+
+        let system = await SessionManager().request("http://\(Self.name):\(port)/get").serializingData().response
+        XCTAssertEqual(system.error?.transportErrorCode, .cannotResolveHost, "the system resolver does not know it")
+
+        var untrusted = SessionConfiguration()
+        untrusted.dnsOverHTTPSURL = doh.url // the test CA is not among the system roots
+        let refused = await SessionManager(configuration: untrusted)
+            .request("http://\(Self.name):\(port)/get").serializingData().response
+        XCTAssertNil(refused.response, "a DoH server the session does not trust resolves nothing: \(refused.debugDescription)")
     }
 }

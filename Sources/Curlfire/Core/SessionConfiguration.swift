@@ -86,6 +86,12 @@ public struct SessionConfiguration: Sendable {
     /// The most bytes per second each request of the session sends (its body), paced the same way.
     /// A request's `maximumUploadBytesPerSecond(_:)` replaces it. Must be positive. `nil` by default.
     public var maximumUploadBytesPerSecond: Int?
+    /// A DNS-over-HTTPS endpoint (RFC 8484) that resolves the session's host names instead of the
+    /// system resolver — `https://dns.example/dns-query`. Its certificate is verified like a
+    /// server's: against ``trustedRootCertificates`` when the session has some, else the system
+    /// roots. A name it does not know fails with ``TransportErrorCode/cannotResolveHost``.
+    /// `nil` by default: the system resolver.
+    public var dnsOverHTTPSURL: URL?
     /// Which IP versions host names resolve to. ``IPVersion/any`` by default.
     public var ipVersion: IPVersion = .any
     /// How long a resolved name is kept before asking DNS again, in seconds (`0`: never kept).

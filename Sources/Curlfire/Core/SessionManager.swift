@@ -105,6 +105,9 @@ public final class SessionManager: @unchecked Sendable {
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        dnsOverHTTPS = configuration.dnsOverHTTPSURL.map {
+            DNSOverHTTPS(url: $0.absoluteString, trustedRoots: configuration.trustedRootCertificates)
+        }
         resolveEntries = configuration.hostResolutions.map { entry in entry.curlEntry.map(Result.success)
             ?? .failure(.invalidHostResolution(host: entry.host)) }
         if let interceptor { state.withLock { $0.interceptor = interceptor } }
@@ -115,6 +118,8 @@ public final class SessionManager: @unchecked Sendable {
     /// `CURLOPT_RESOLVE` entries from ``SessionConfiguration/hostResolutions``, made once (an
     /// unusable entry fails every request with its error: RequestChecks).
     let resolveEntries: [Result<String, CurlfireError>]
+    /// The DNS-over-HTTPS endpoint, made once.
+    private let dnsOverHTTPS: DNSOverHTTPS?
 
     /// The default headers as libcurl lines, made once.
     private let sessionHeaderLines: SessionHeaderLines
@@ -153,6 +158,7 @@ public final class SessionManager: @unchecked Sendable {
         options.receiveBufferSize = configuration.receiveBufferSize
         options.connectTo = connectToEntries
         options.ipVersion = configuration.ipVersion
+        options.dnsOverHTTPS = dnsOverHTTPS
         if let lifetime = configuration.dnsCacheLifetime, lifetime.isFinite {
             options.dnsCacheSeconds = lifetime <= 0 ? 0 : Int(min(lifetime.rounded(.up), 1e9))
         }

@@ -11,6 +11,8 @@ protocol CurlOptionWriter {
     mutating func string(_ option: CURLoption, _ value: String?)
     /// A `curl_off_t` option.
     mutating func offset(_ option: CURLoption, _ value: Int64)
+    /// A `curl_blob` option (libcurl copies the bytes).
+    mutating func blob(_ option: CURLoption, _ value: [UInt8])
     /// `CURLOPT_SSL_CTX_FUNCTION` with `CURLOPT_SSL_CTX_DATA` = `trust`: the host's trust evaluation
     /// in the handshake.
     mutating func trustEvaluation(_ trust: any TLSContextConfiguring)
@@ -147,6 +149,12 @@ struct AttemptPlan: Sendable {
         case .any: break
         case .v4: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
         case .v6: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
+        }
+        if let doh = options.dnsOverHTTPS {
+            writer.string(CURLOPT_DOH_URL, doh.url)
+            // libcurl's DoH requests verify their server with the handle's CA settings: the session's
+            // private roots when it has some, else the system bundle.
+            if let roots = doh.trustedRootsPEM { writer.blob(CURLOPT_CAINFO_BLOB, roots) }
         }
         if let seconds = options.dnsCacheSeconds { writer.long(CURLOPT_DNS_CACHE_TIMEOUT, seconds) }
         if let milliseconds = options.happyEyeballsMilliseconds {

@@ -166,6 +166,11 @@ final class CurlAttempt: @unchecked Sendable {
             check(cfcurl_easy_setopt_off_t(handle, option, curl_off_t(value)), option)
         }
 
+        mutating func blob(_ option: CURLoption, _ value: [UInt8]) {
+            let code = value.withUnsafeBytes { cfcurl_easy_setopt_blob(handle, option, $0.baseAddress, $0.count) }
+            check(code, option)
+        }
+
         mutating func trustEvaluation(_ trust: any TLSContextConfiguring) {
             check(cfcurl_easy_setopt_sslctx_cb(handle, curlfireSSLContextCallback), CURLOPT_SSL_CTX_FUNCTION)
             check(cfcurl_easy_setopt_ptr(handle, CURLOPT_SSL_CTX_DATA,

@@ -57,6 +57,8 @@ struct TransferOptions: Sendable {
     var dnsCacheSeconds: Int?
     var happyEyeballsMilliseconds: Int?
     var resolveEntries: [String] = []
+    /// DNS over HTTPS: the endpoint, and the session's private roots as PEM for its certificate.
+    var dnsOverHTTPS: DNSOverHTTPS?
     /// The Unix socket the hop connects through instead of TCP, if any.
     var unixSocket: UnixSocketRoute?
     /// `CURLOPT_CONNECT_TO` entries (`HOST::ADDRESS:`).
@@ -65,6 +67,22 @@ struct TransferOptions: Sendable {
     var receiveBufferSize = 0
     /// Whether progress callbacks are needed.
     var reportsProgress = false
+}
+
+/// A session's DNS-over-HTTPS endpoint as libcurl takes it, made once per session.
+final class DNSOverHTTPS: Sendable {
+    /// `CURLOPT_DOH_URL`.
+    let url: String
+    /// The session's ``SessionConfiguration/trustedRootCertificates`` as PEM, or `nil` for the system roots.
+    let trustedRootsPEM: [UInt8]?
+
+    init(url: String, trustedRoots: [Certificate]) {
+        self.url = url
+        trustedRootsPEM = trustedRoots.isEmpty ? nil : Array(trustedRoots.map { certificate in
+            let base64 = certificate.derData.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+        }.joined().utf8)
+    }
 }
 
 /// Files and type for a client certificate, as libcurl takes them.

@@ -167,6 +167,20 @@ final class AttemptPlanTransportTests: XCTestCase {
         XCTAssertEqual(v6.longs[CURLOPT_IPRESOLVE.rawValue], Int(CURL_IPRESOLVE_V6))
     }
 
+    func testThatDNSOverHTTPSGetsItsURLAndTheSessionsRootsForItsServer() throws {
+        var configuration = SessionConfiguration()
+        configuration.dnsOverHTTPSURL = URL(string: "https://localhost:8443/dns-query")
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
+        let (_, system) = options(SessionManager(configuration: configuration), request)
+        XCTAssertEqual(system.strings[CURLOPT_DOH_URL.rawValue], .some("https://localhost:8443/dns-query"))
+        XCTAssertNil(system.blobs[CURLOPT_CAINFO_BLOB.rawValue], "no private roots: the system bundle")
+        configuration.trustedRootCertificates = [try TrustTestPKI.certificate("root-ca.pem")]
+        let (_, privateRoots) = options(SessionManager(configuration: configuration), request)
+        let pem = String(decoding: try XCTUnwrap(privateRoots.blobs[CURLOPT_CAINFO_BLOB.rawValue]), as: UTF8.self)
+        XCTAssertEqual(Certificate.certificates(fromPEM: Data(pem.utf8)).map(\.derData),
+                       configuration.trustedRootCertificates.map(\.derData))
+    }
+
     func testThatUnusableHostResolutionsHaveNoCurlEntry() {
         typealias Entry = SessionConfiguration.HostResolution
         for bad in [Entry(host: "a:b", port: 80, addresses: ["127.0.0.1"]), Entry(host: "a,b", port: 80, addresses: ["127.0.0.1"]),
