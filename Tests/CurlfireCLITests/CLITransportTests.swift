@@ -1,5 +1,6 @@
 import Foundation
 import CurlfireCLIKit
+import CurlfireTestSupport
 import XCTest
 
 /// The transport flags (issue 26), run through the binary against real servers.
@@ -96,5 +97,29 @@ final class CLIDNSTests: XCTestCase {
         XCTAssertEqual(try CLIHarness.run(["--resolve", entry, "-6", url]).status, 8, "::1 only, where nothing listens")
         XCTAssertEqual(try CLIHarness.run(["--resolve", "nonsense", url]).status, 2)
         XCTAssertEqual(ResolveText.parse("h:443:[::1],10.0.0.1")?.addresses, ["::1", "10.0.0.1"])
+    }
+}
+
+/// `--doh-url` through the binary against scripts/doh-server.py (dnslib in the test venv).
+final class CLIDoHTests: XCTestCase {
+    func testThatDoHURLResolvesANameOnlyTheDoHServerKnows() throws {
+        let servers = try CLIServers.shared()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let started = try BackgroundProcess.start([
+            root.appendingPathComponent(".venv/bin/python").path, root.appendingPathComponent("scripts/doh-server.py").path,
+            "--cert", servers.pkiFile("leaf-chain.pem"), "--key", servers.pkiFile("leaf.key"),
+            "--record", "cli-doh.curlfire.test=127.0.0.1", "--parent-pid", String(getpid()),
+        ])
+        defer { kill(started.pid, SIGTERM) }
+        let object = try JSONSerialization.jsonObject(with: Data(started.firstLine.utf8)) as? [String: Int]
+        let dohPort = try XCTUnwrap(object?["https"], started.firstLine)
+        let port = try XCTUnwrap(URL(string: servers.httpbin)?.port)
+        let url = "http://cli-doh.curlfire.test:\(port)/get"
+        let run = try CLIHarness.run(["--doh-url", "https://localhost:\(dohPort)/dns-query",
+                                      "--cacert", servers.pkiFile("root-ca.pem"), url])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertNotEqual(try CLIHarness.run([url]).status, 0, "the system resolver does not know the name")
+        XCTAssertEqual(try CLIHarness.run(["--doh-url", "http://localhost:1/", url]).status, 2)
     }
 }

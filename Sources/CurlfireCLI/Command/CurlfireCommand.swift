@@ -58,6 +58,9 @@ struct CurlfireCommand: AsyncParsableCommand {
         if let seconds = transfer.connectTimeout, !(seconds > 0 && seconds.isFinite) {
             throw ValidationError("--connect-timeout must be positive")
         }
+        if let doh = transfer.dohURL, URL(string: doh)?.scheme?.lowercased() != "https" {
+            throw ValidationError("--doh-url takes an https:// URL")
+        }
         if transfer.ipv4, transfer.ipv6 { throw ValidationError("-4 and -6 do not go together") }
         for entry in transfer.resolve where ResolveText.parse(entry) == nil {
             throw ValidationError("--resolve \(entry): expected host:port:address[,address]")

@@ -124,6 +124,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Resolve host names to IPv6 addresses only.")
     var ipv6 = false
 
+    @Option(help: ArgumentHelp("Resolve host names through this DNS-over-HTTPS URL (its certificate is checked against --cacert when given).", valueName: "url"))
+    var dohURL: String?
+
     @Option(help: ArgumentHelp("Use these addresses for HOST:PORT instead of DNS. Repeatable.", valueName: "host:port:addr[,addr]"))
     var resolve: [String] = []
 

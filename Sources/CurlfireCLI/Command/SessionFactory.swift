@@ -14,6 +14,7 @@ enum SessionFactory {
         if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
         if let seconds = command.transfer.maxTime { configuration.timeoutIntervalForResource = seconds }
         if command.transfer.http2 { configuration.httpVersion = .http2 }
+        configuration.dnsOverHTTPSURL = command.transfer.dohURL.flatMap(URL.init(string:))
         if command.transfer.ipv4 { configuration.ipVersion = .v4 }
         if command.transfer.ipv6 { configuration.ipVersion = .v6 }
         configuration.hostResolutions = command.transfer.resolve.compactMap(ResolveText.parse).map {
