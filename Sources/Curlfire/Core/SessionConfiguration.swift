@@ -86,6 +86,24 @@ public struct SessionConfiguration: Sendable {
     /// The most bytes per second each request of the session sends (its body), paced the same way.
     /// A request's `maximumUploadBytesPerSecond(_:)` replaces it. Must be positive. `nil` by default.
     public var maximumUploadBytesPerSecond: Int?
+    /// The most a connection is used for, from when it was made, in seconds (whole, at least 1):
+    /// an older one is not given new requests but closed, so traffic moves to new servers after a
+    /// rollout. libcurl counts whole seconds: a connection goes once its age in whole seconds is
+    /// more than this, so up to a second later. `nil` by default: no limit.
+    public var maximumConnectionLifetime: TimeInterval?
+    /// The most a connection may sit unused and still be reused, in seconds (whole, at least 1;
+    /// counted like ``maximumConnectionLifetime``). `nil` by default: libcurl's 118 seconds.
+    public var maximumConnectionIdleTime: TimeInterval?
+    /// The most connections the session keeps open at once, to all hosts together; requests beyond
+    /// it wait for a connection. `0` means no limit. `nil` by default: no limit
+    /// (``httpMaximumConnectionsPerHost`` still applies per host).
+    public var maximumConnections: Int?
+    /// The most HTTP/2 streams the session opens on one connection (at least 1); further requests
+    /// wait or, up to ``httpMaximumConnectionsPerHost``, open another connection. `nil` by default:
+    /// libcurl's 100.
+    public var http2MaximumConcurrentStreams: Int?
+    /// TCP keep-alive probes on idle connections. `nil` by default: none.
+    public var tcpKeepAlive: TCPKeepAlive?
     /// A DNS-over-HTTPS endpoint (RFC 8484) that resolves the session's host names instead of the
     /// system resolver — `https://dns.example/dns-query`. Its certificate is verified like a
     /// server's: against ``trustedRootCertificates`` when the session has some, else the system

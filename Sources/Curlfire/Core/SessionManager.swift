@@ -99,8 +99,11 @@ public final class SessionManager: @unchecked Sendable {
         eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
+        let pool = ConnectionPoolSettings(configuration)
+        connectionPool = pool.hasConnectionOptions ? pool : nil
         engine = Engine(label: "curlfire-engine",
                         maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+                        poolOptions: pool.multiOptions,
                         cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
@@ -118,6 +121,8 @@ public final class SessionManager: @unchecked Sendable {
     /// `CURLOPT_RESOLVE` entries from ``SessionConfiguration/hostResolutions``, made once (an
     /// unusable entry fails every request with its error: RequestChecks).
     let resolveEntries: [Result<String, CurlfireError>]
+    /// The connection pool's per-connection settings, `nil` when the session sets none.
+    private let connectionPool: ConnectionPoolSettings?
     /// The DNS-over-HTTPS endpoint, made once.
     private let dnsOverHTTPS: DNSOverHTTPS?
 
@@ -159,6 +164,7 @@ public final class SessionManager: @unchecked Sendable {
         options.connectTo = connectToEntries
         options.ipVersion = configuration.ipVersion
         options.dnsOverHTTPS = dnsOverHTTPS
+        options.connectionPool = connectionPool
         if let lifetime = configuration.dnsCacheLifetime, lifetime.isFinite {
             options.dnsCacheSeconds = lifetime <= 0 ? 0 : Int(min(lifetime.rounded(.up), 1e9))
         }

@@ -150,6 +150,15 @@ struct AttemptPlan: Sendable {
         case .v4: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
         case .v6: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
         }
+        if let pool = options.connectionPool {
+            if let seconds = pool.lifetimeSeconds { writer.long(CURLOPT_MAXLIFETIME_CONN, seconds) }
+            if let seconds = pool.idleSeconds { writer.long(CURLOPT_MAXAGE_CONN, seconds) }
+            if let keepAlive = pool.keepAlive {
+                writer.long(CURLOPT_TCP_KEEPALIVE, 1)
+                writer.long(CURLOPT_TCP_KEEPIDLE, keepAlive.idle)
+                writer.long(CURLOPT_TCP_KEEPINTVL, keepAlive.interval)
+            }
+        }
         if let doh = options.dnsOverHTTPS {
             writer.string(CURLOPT_DOH_URL, doh.url)
             // libcurl's DoH requests verify their server with the handle's CA settings: the session's

@@ -46,7 +46,8 @@ final class Engine: @unchecked Sendable {
     private var paced: [ObjectIdentifier: CurlAttempt] = [:]
 
     /// Creates the engine and starts its thread.
-    init(label: String, maximumConnectionsPerHost: Int, cookiesShared: Bool) {
+    init(label: String, maximumConnectionsPerHost: Int,
+         poolOptions: [(ConnectionPoolSettings.CURLMoptionValue, Int)] = [], cookiesShared: Bool) {
         _ = CurlGlobal.initialized
         multi = curl_multi_init()
         share = curl_share_init()
@@ -59,6 +60,12 @@ final class Engine: @unchecked Sendable {
         }
         if maximumConnectionsPerHost > 0 {
             _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+        }
+        for (option, value) in poolOptions { // transport: the session's connection pool limits
+            switch option {
+            case .maximumTotalConnections: _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, value)
+            case .maximumConcurrentStreams: _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, value)
+            }
         }
         let thread = Thread { [self] in
             cfcurl_name_current_thread(String(label.prefix(15)))

@@ -57,6 +57,8 @@ struct TransferOptions: Sendable {
     var dnsCacheSeconds: Int?
     var happyEyeballsMilliseconds: Int?
     var resolveEntries: [String] = []
+    /// The connection pool's per-connection settings, `nil` when the session sets none.
+    var connectionPool: ConnectionPoolSettings?
     /// DNS over HTTPS: the endpoint, and the session's private roots as PEM for its certificate.
     var dnsOverHTTPS: DNSOverHTTPS?
     /// The Unix socket the hop connects through instead of TCP, if any.

@@ -192,6 +192,27 @@ final class AttemptPlanTransportTests: XCTestCase {
         XCTAssertEqual(Entry(host: "h", port: 8080, addresses: ["10.0.0.1"]).curlEntry, "h:8080:10.0.0.1")
     }
 
+    func testThatConnectionPoolSettingsReachThePlanAndTheEngine() throws {
+        var configuration = SessionConfiguration()
+        configuration.maximumConnectionLifetime = 1
+        configuration.maximumConnectionIdleTime = 2.5
+        configuration.tcpKeepAlive = .init(idle: 30, interval: 0.2)
+        configuration.maximumConnections = 2
+        configuration.http2MaximumConcurrentStreams = 0
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
+        let (_, written) = options(SessionManager(configuration: configuration), request)
+        XCTAssertEqual(written.longs[CURLOPT_MAXLIFETIME_CONN.rawValue], 1)
+        XCTAssertEqual(written.longs[CURLOPT_MAXAGE_CONN.rawValue], 3, "whole seconds, rounded up")
+        XCTAssertEqual(written.longs[CURLOPT_TCP_KEEPALIVE.rawValue], 1)
+        XCTAssertEqual(written.longs[CURLOPT_TCP_KEEPIDLE.rawValue], 30)
+        XCTAssertEqual(written.longs[CURLOPT_TCP_KEEPINTVL.rawValue], 1, "at least 1 s")
+        let multi = ConnectionPoolSettings(configuration).multiOptions
+        XCTAssertEqual(multi.map(\.0), [.maximumTotalConnections, .maximumConcurrentStreams])
+        XCTAssertEqual(multi.map(\.1), [2, 1], "a stream cap is at least 1")
+        XCTAssertTrue(ConnectionPoolSettings(SessionConfiguration()).multiOptions.isEmpty)
+        XCTAssertFalse(ConnectionPoolSettings(SessionConfiguration()).hasConnectionOptions)
+    }
+
     func testThatASessionWithoutTransportSettingsWritesNoNewOption() throws {
         let request = URLRequest(url: try XCTUnwrap(URL(string: "http://h/")))
         let (_, written) = options(session(), request)
