@@ -8,7 +8,7 @@ import FoundationNetworking
 /// stays alive while any of its requests is in flight; when it is released its engine thread
 /// stops and every curl handle is freed.
 ///
-/// Thread-safe: every stored property is a constant except the settings in its ``SessionState``, which
+/// Thread-safe: every stored property is a constant except the settings in its `SessionState`, which
 /// are read and written under that state's lock (hence `@unchecked Sendable`).
 public final class SessionManager: @unchecked Sendable {
     /// The shared session behind the module-level functions.
