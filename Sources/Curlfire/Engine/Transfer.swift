@@ -362,7 +362,9 @@ final class Transfer: @unchecked Sendable {
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
         if session.engine.isCurrentThread, let url = lock.withLock({ carry.next?.request.url }),
-           url.scheme?.lowercased() == "https", !session.hasResolvedTrust(forHost: url.host ?? "") {
+           let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
+           // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
+           !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
             // A redirect hop to a host whose trust is not resolved yet: the policy manager is open
             // code (it may block, or wait for a request of its own), so it is never asked on the
             // engine thread. Rare: once per host and session.
