@@ -83,6 +83,8 @@ REQUIREMENTS = [
     "priority==2.0.0",
     "typing_extensions==4.16.0",
     "wsproto==1.3.2",
+    # DNS-over-HTTPS endpoint (scripts/doh-server.py).
+    "dnslib==0.9.26",
 ]
 
 # name -> (certificate file, key file) inside the PKI directory.
@@ -444,6 +446,8 @@ http {{
 
     server {{
         listen 127.0.0.1:{http_port} reuseport backlog={backlog};
+        # The same server on a Unix socket (SessionConfiguration.unixSocketPath, http+unix:// URLs).
+        listen unix:{unix_socket};
         location / {{ }}
         location = /__ready {{ access_log off; return 204; }}
         # Upload sink: reads and discards any request body, answers 204.
@@ -495,6 +499,7 @@ def start_nginx(state_dir, pki, deadline, connections=DEFAULT_NGINX_CONNECTIONS)
     if nginx is None:
         raise Failure("nginx not found: install the nginx-light package (run `make deps`)")
     nginx_dir, logs = state_dir / "nginx", state_dir / "logs"
+    unix_socket = nginx_unix_socket(state_dir)
     for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (nginx_dir / "tmp" / sub).mkdir(parents=True, exist_ok=True)
     for stale in ("nginx.access.log", "nginx.error.log", "nginx.stderr.log"):
@@ -513,7 +518,9 @@ def start_nginx(state_dir, pki, deadline, connections=DEFAULT_NGINX_CONNECTIONS)
             NGINX_OCSP_SERVER.format(port=port, pki=pki, cert=cert, key=key, response=response)
             for port, (cert, key, response) in zip(ocsp_ports, NGINX_OCSP_VARIANTS.values()))
         conf = nginx_dir / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(
+        if os.path.exists(unix_socket) or os.path.islink(unix_socket):
+            os.unlink(unix_socket)  # left by an nginx that did not exit cleanly: bind would fail
+        conf.write_text(NGINX_CONF.format(unix_socket=unix_socket, 
             user=user, nginx_dir=nginx_dir, logs=logs, www=state_dir / "www", pki=pki,
             http_port=http_port, https_port=https_port, ocsp_servers=ocsp_servers, **nginx_limits(connections)))
         err_log = logs / "nginx.error.log"
@@ -526,7 +533,7 @@ def start_nginx(state_dir, pki, deadline, connections=DEFAULT_NGINX_CONNECTIONS)
             if all(accepts(port, 0.2) for port in ports):
                 if nginx_ready(http_port, https_port):
                     return {"kind": "nginx", "pid": proc.pid, "start": started, "ports": ports,
-                            "connections": connections}
+                            "connections": connections, "unix_socket": unix_socket}
             time.sleep(0.05)
         else:
             terminate([{"kind": "nginx", "pid": proc.pid, "start": started}])
@@ -537,6 +544,16 @@ def start_nginx(state_dir, pki, deadline, connections=DEFAULT_NGINX_CONNECTIONS)
             continue
         raise Failure(f"nginx exited with {proc.returncode}:\n{tail(err_log)}\n{tail(logs / 'nginx.stderr.log')}")
     raise Failure("nginx: could not find free ports")
+
+
+def nginx_unix_socket(state_dir):
+    """The path of nginx's Unix socket: in the state directory, or under /tmp when that path would
+    pass the 107 bytes a Unix socket address holds."""
+    path = str(state_dir / "nginx" / "http.sock")
+    if len(path.encode()) <= 100:
+        return path
+    digest = hashlib.sha256(str(state_dir).encode()).hexdigest()[:16]
+    return f"/tmp/curlfire-nginx-{digest}.sock"
 
 
 def nginx_ready(http_port, https_port):
@@ -698,6 +715,7 @@ def describe(sd, state, pki):
         "httpbin": f"http://127.0.0.1:{servers['httpbin']['port']}",
         "https": {n: f"https://localhost:{servers[n]['port']}" for n in TLS_VARIANTS},
         "nginx_http": None,
+        "nginx_unix_socket": None,
         "nginx_https": None,
         "nginx_ocsp": {},
         "pki": str(pki),
@@ -717,6 +735,7 @@ def describe(sd, state, pki):
         out.update({
             "nginx_http": f"http://127.0.0.1:{http_port}",
             "nginx_https": f"https://localhost:{https_port}",
+            "nginx_unix_socket": servers["nginx"].get("unix_socket"),
             "large_file": str(sd.root / "www" / "large.bin"),
             "large_file_sha256": state["large_sha256"],
             "large_file_size": state["large_size"],
@@ -767,6 +786,9 @@ def cmd_start(args):
                 nginx = state["servers"].get("nginx")
                 if nginx and len(nginx.get("ports", [])) != 2 + len(NGINX_OCSP_VARIANTS):
                     terminate([nginx])  # started by an older version of this script: no OCSP servers
+                    nginx = None
+                if nginx and "unix_socket" not in nginx:
+                    terminate([nginx])  # started by an older version of this script: no Unix socket
                     nginx = None
                 if nginx and nginx.get("connections", DEFAULT_NGINX_CONNECTIONS) != args.nginx_connections:
                     terminate([nginx])  # sized for another number of connections

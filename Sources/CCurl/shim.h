@@ -24,6 +24,11 @@ static inline CURLcode cfcurl_easy_setopt_long(CURL *h, CURLoption o, long v) { 
 static inline CURLcode cfcurl_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode cfcurl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode cfcurl_easy_setopt_ptr(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+/* curl_blob options (CURLOPT_CAINFO_BLOB): libcurl copies the bytes (CURL_BLOB_COPY). */
+static inline CURLcode cfcurl_easy_setopt_blob(CURL *h, CURLoption o, const void *data, size_t len) {
+    struct curl_blob blob = { (void *)data, len, CURL_BLOB_COPY };
+    return curl_easy_setopt(h, o, &blob);
+}
 static inline CURLcode cfcurl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode cfcurl_easy_setopt_data_cb(CURL *h, CURLoption o, cfcurl_data_cb v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode cfcurl_easy_setopt_xferinfo_cb(CURL *h, cfcurl_xferinfo_cb v) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v); }

@@ -23,7 +23,8 @@ extension SessionManager {
     ///   - body:    The request body. `nil` (no body) by default.
     /// - Returns: The data request, to chain validators and response handlers on.
     public func request(_ request: HTTPRequest, body: Data? = nil) -> DataRequest {
-        self.request(HTTPRequestConvertible(request: request, body: body))
+        self.request(HTTPRequestConvertible(request: request, body: body,
+                                            timeoutInterval: configuration.timeoutIntervalForRequest))
     }
 }
 
@@ -31,6 +32,8 @@ extension SessionManager {
 struct HTTPRequestConvertible: URLRequestConvertible {
     let request: HTTPRequest
     let body: Data?
+    /// The session's idle timeout (a `URLRequest`'s own `timeoutInterval` is always honoured).
+    let timeoutInterval: TimeInterval
 
     func asURLRequest() throws -> URLRequest {
         guard var urlRequest = URLRequest(httpRequest: request) else {
@@ -40,6 +43,7 @@ struct HTTPRequestConvertible: URLRequestConvertible {
             throw CurlfireError.invalidURL(url: target)
         }
         urlRequest.httpBody = body
+        urlRequest.timeoutInterval = timeoutInterval
         return urlRequest
     }
 }

@@ -61,7 +61,9 @@ public struct CurlfireTransport: ClientTransport {
     ///   `CurlfireError.bodyStreamFailed(reason: .producerFailed(error:))`.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
                      operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        let urlRequest = try OpenAPIRequestConversion.urlRequest(request, baseURL: baseURL)
+        var urlRequest = try OpenAPIRequestConversion.urlRequest(request, baseURL: baseURL)
+        // A URLRequest's own timeoutInterval is always honoured: give it the session's idle timeout.
+        urlRequest.timeoutInterval = session.configuration.timeoutIntervalForRequest
         if !session.retriesRequests {
             return try await stream(urlRequest, body: body, operationID: operationID)
         }

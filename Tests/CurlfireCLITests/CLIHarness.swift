@@ -15,6 +15,8 @@ struct CLIServers: Decodable, Sendable {
     let httpbin: String
     let https: [String: String]
     let nginx_http: String?
+    /// nginx's Unix socket (the plain-HTTP server also listens there).
+    let nginx_unix_socket: String?
     let pki: String
     let large_file_size: Int?
     let large_file_sha256: String?

@@ -48,6 +48,12 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "The circuit breaker for \(host) is open after too many failed requests, so this request "
                 + "was not sent; it lets a probe through once its cool-down has passed."
         case let .eventStreamFailed(reason): return "The event stream failed: \(Self.clause(reason.description))"
+        case let .invalidTimeout(name, value):
+            return "The timeout \(name) must be a positive, finite number of seconds, not \(value); nothing was sent."
+        case let .invalidHostResolution(host):
+            return "The fixed address entry for \(host) is not usable (host, port 1...65535, IPv4 or IPv6 addresses); nothing was sent."
+        case let .invalidBandwidthLimit(name, bytesPerSecond):
+            return "The bandwidth limit \(name) must be a positive number of bytes per second, not \(bytesPerSecond); nothing was sent."
         case let .downloadDestinationUnusable(error, destination):
             return Self.unusableDestinationSentence(error, destination: destination)
         }

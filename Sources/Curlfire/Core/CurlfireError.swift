@@ -58,6 +58,15 @@ public enum CurlfireError: Error, Sendable {
     /// The ``CircuitBreaker`` for `host` is open after too many failed requests: the request failed
     /// at once and nothing was sent. A probe is let through after the breaker's cool-down.
     case circuitOpen(host: String)
+    /// A timeout or deadline was not a positive, finite number of seconds: `name` says which
+    /// (`timeoutInterval`, `deadline`, `connectTimeout`); nothing was sent.
+    case invalidTimeout(name: String, value: TimeInterval)
+    /// A bandwidth limit was not a positive number of bytes per second: `name` says which
+    /// (`maximumDownloadBytesPerSecond`, `maximumUploadBytesPerSecond`); nothing was sent.
+    case invalidBandwidthLimit(name: String, bytesPerSecond: Int)
+    /// An entry of ``SessionConfiguration/hostResolutions`` for `host` is not usable (a host with
+    /// `:` or `,`, a port outside 1...65535, no address, or one that is not IPv4 or IPv6); nothing was sent.
+    case invalidHostResolution(host: String)
 
     /// Why a streamed request body failed.
     public enum BodyStreamFailureReason: Sendable {

@@ -9,7 +9,9 @@ public struct SessionConfiguration: Sendable {
         case automatic
         /// HTTP/1.1 only.
         case http1_1
-        /// Same as ``automatic``: HTTP/2 for HTTPS, HTTP/1.1 for plain HTTP.
+        /// HTTP/2 wherever the server agrees: over TLS through ALPN, and over plain HTTP by offering
+        /// `Upgrade: h2c` on the first request (a server that ignores it answers in HTTP/1.1).
+        /// Differs from ``automatic`` only for plain HTTP, where ``automatic`` never offers HTTP/2.
         case http2
         /// HTTP/2 without negotiation, also over plain HTTP (h2c prior knowledge).
         case http2PriorKnowledge
@@ -45,13 +47,17 @@ public struct SessionConfiguration: Sendable {
     /// ``SessionManager/defaultHTTPHeaders`` by default.
     public var httpAdditionalHeaders: HTTPHeaders = SessionManager.defaultHTTPHeaders
     /// Idle timeout in seconds: a request fails with ``TransportErrorCode/timedOut`` when nothing
-    /// arrives for this long, connecting included. 60 by default. A `URLRequest`'s own
-    /// `timeoutInterval`, when not the default 60, takes precedence. Connecting is timed to the
+    /// arrives for this long, connecting included. 60 by default. A request made from a URL
+    /// (`request("https://…")`) starts with this value as its `timeoutInterval`, which its
+    /// `requestModifier` may change; a `URLRequest` you build yourself is sent with its own
+    /// `timeoutInterval` — any value, 60 included (Foundation's default for a new `URLRequest`). Connecting is timed to the
     /// millisecond; before the first response byte libcurl counts idleness in whole seconds
     /// (rounded up); once bytes move the engine times it itself, to within about 100 ms. A
     /// suspended or back-pressured transfer is not idle.
     public var timeoutIntervalForRequest: TimeInterval = 60
-    /// The most a whole request may take, in seconds. 7 days by default.
+    /// The most a whole request may take, in seconds — attempts, retry delays and redirects included.
+    /// 7 days by default. A request's own ``DataTransferRequest/deadline(_:)`` shortens it for that
+    /// request: the earlier of the two wins.
     public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
     /// The most simultaneous connections to one host. 6 by default, as on Apple platforms.
     public var httpMaximumConnectionsPerHost: Int = 6
@@ -72,6 +78,58 @@ public struct SessionConfiguration: Sendable {
     /// certificate checks, trust policies) and the `Host` header still use `api.example.com`.
     /// Empty by default.
     public var connectTo: [String: String] = [:]
+    /// The most bytes per second each request of the session receives (its response body), paced by
+    /// the engine from the first byte: a 10 MB download at 2 MB/s takes about 5 s, a short one too
+    /// (libcurl's own limiter lets short transfers through far too fast). A request's
+    /// `maximumDownloadBytesPerSecond(_:)` replaces it. Must be positive. `nil` by default: no limit.
+    public var maximumDownloadBytesPerSecond: Int?
+    /// The most bytes per second each request of the session sends (its body), paced the same way.
+    /// A request's `maximumUploadBytesPerSecond(_:)` replaces it. Must be positive. `nil` by default.
+    public var maximumUploadBytesPerSecond: Int?
+    /// The most a connection is used for, from when it was made, in seconds (whole, at least 1):
+    /// an older one is not given new requests but closed, so traffic moves to new servers after a
+    /// rollout. libcurl counts whole seconds: a connection goes once its age in whole seconds is
+    /// more than this, so up to a second later. `nil` by default: no limit.
+    public var maximumConnectionLifetime: TimeInterval?
+    /// The most a connection may sit unused and still be reused, in seconds (whole, at least 1;
+    /// counted like ``maximumConnectionLifetime``). `nil` by default: libcurl's 118 seconds.
+    public var maximumConnectionIdleTime: TimeInterval?
+    /// The most connections the session keeps open at once, to all hosts together; requests beyond
+    /// it wait for a connection. `0` means no limit. `nil` by default: no limit
+    /// (``httpMaximumConnectionsPerHost`` still applies per host).
+    public var maximumConnections: Int?
+    /// The most HTTP/2 streams the session opens on one connection (at least 1); further requests
+    /// wait or, up to ``httpMaximumConnectionsPerHost``, open another connection. `nil` by default:
+    /// libcurl's 100.
+    public var http2MaximumConcurrentStreams: Int?
+    /// TCP keep-alive probes on idle connections. `nil` by default: none.
+    public var tcpKeepAlive: TCPKeepAlive?
+    /// A DNS-over-HTTPS endpoint (RFC 8484) that resolves the session's host names instead of the
+    /// system resolver — `https://dns.example/dns-query`. Its certificate is verified like a
+    /// server's: against ``trustedRootCertificates`` when the session has some, else the system
+    /// roots. A name it does not know fails with ``TransportErrorCode/cannotResolveHost``.
+    /// `nil` by default: the system resolver.
+    public var dnsOverHTTPSURL: URL?
+    /// Which IP versions host names resolve to. ``IPVersion/any`` by default.
+    public var ipVersion: IPVersion = .any
+    /// How long a resolved name is kept before asking DNS again, in seconds (`0`: never kept).
+    /// `nil` by default: libcurl's 60 seconds.
+    public var dnsCacheLifetime: TimeInterval?
+    /// Fixed addresses for host names (curl's `--resolve`); DNS is not asked for them. Unlike
+    /// ``connectTo``, the entry is per port and takes several addresses. An unusable entry (a host
+    /// with `:` or `,`, a port outside 1...65535, an address that is not IPv4 or IPv6) fails
+    /// requests with ``CurlfireError/invalidHostResolution(host:)``. Empty by default.
+    public var hostResolutions: [HostResolution] = []
+    /// How long an IPv6 connection attempt runs alone before IPv4 is tried beside it (RFC 8305's
+    /// Connection Attempt Delay), in seconds. `nil` by default: libcurl's 0.2 s.
+    public var happyEyeballsDelay: TimeInterval?
+    /// A Unix domain socket every request of the session goes through instead of TCP — the Docker
+    /// daemon's `/var/run/docker.sock`, say — with the URL's host still sent as `Host`
+    /// (and, for HTTPS, checked by TLS). A name that begins with `@` is a Linux abstract socket
+    /// (`@name`). Connections to the socket are reused like TCP ones. A request whose URL is
+    /// `http+unix://` or `https+unix://` names its own socket instead. A socket that does not exist
+    /// or refuses fails with ``TransportErrorCode/cannotConnect``. `nil` by default: TCP.
+    public var unixSocketPath: String?
     /// Root certificates to trust instead of the system's (a private CA). Empty by default: the system roots.
     public var trustedRootCertificates: [Certificate] = []
     /// A client certificate and key for mutual TLS. `nil` by default.

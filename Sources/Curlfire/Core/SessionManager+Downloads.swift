@@ -93,7 +93,8 @@ extension SessionManager {
         do {
             let resume = try DownloadResumeData.decode(resumeData)
             try resume.checkFile()
-            let request = try resume.makeRequest()
+            var request = try resume.makeRequest()
+            request.timeoutInterval = configuration.timeoutIntervalForRequest
             return download(.success(request), plan: .resume(resume, original: resumeData), destination: destination)
         } catch {
             return download(.failure(error), plan: .fresh, destination: destination)

@@ -119,6 +119,8 @@ extension SessionManager {
     func makeURLRequest(_ url: URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
                         modifier: RequestModifier?) throws -> URLRequest {
         var request = try URLRequest(url: try resolvingBaseURL(url), method: method, headers: headers)
+        // The session's idle timeout, so that the request's own value is always meant (60 included).
+        request.timeoutInterval = configuration.timeoutIntervalForRequest
         guard let modifier else { return request }
         do {
             try modifier(&request)

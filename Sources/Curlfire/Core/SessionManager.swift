@@ -9,7 +9,7 @@ import FoundationNetworking
 /// Alamofire 4 (``cancelAllRequests(completingOnQueue:completion:)`` does); when the last one has
 /// delivered its outcome its engine thread stops and every curl handle is freed.
 ///
-/// Thread-safe: every stored property is a constant except the settings in its ``SessionState``, which
+/// Thread-safe: every stored property is a constant except the settings in its `SessionState`, which
 /// are read and written under that state's lock (hence `@unchecked Sendable`).
 public final class SessionManager: @unchecked Sendable {
     /// The shared session behind the module-level functions.
@@ -110,17 +110,32 @@ public final class SessionManager: @unchecked Sendable {
         eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
+        let pool = ConnectionPoolSettings(configuration)
+        connectionPool = pool.hasConnectionOptions ? pool : nil
         engine = Engine(label: "curlfire-engine",
                         maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+                        poolOptions: pool.multiOptions,
                         cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        dnsOverHTTPS = configuration.dnsOverHTTPSURL.map {
+            DNSOverHTTPS(url: $0.absoluteString, trustedRoots: configuration.trustedRootCertificates)
+        }
+        resolveEntries = configuration.hostResolutions.map { entry in entry.curlEntry.map(Result.success)
+            ?? .failure(.invalidHostResolution(host: entry.host)) }
         if let interceptor { state.withLock { $0.interceptor = interceptor } }
     }
 
     /// `CURLOPT_CONNECT_TO` entries from the configuration, made once.
     private let connectToEntries: [String]
+    /// `CURLOPT_RESOLVE` entries from ``SessionConfiguration/hostResolutions``, made once (an
+    /// unusable entry fails every request with its error: RequestChecks).
+    let resolveEntries: [Result<String, CurlfireError>]
+    /// The connection pool's per-connection settings, `nil` when the session sets none.
+    private let connectionPool: ConnectionPoolSettings?
+    /// The DNS-over-HTTPS endpoint, made once.
+    private let dnsOverHTTPS: DNSOverHTTPS?
 
     /// The default headers as libcurl lines, made once.
     private let sessionHeaderLines: SessionHeaderLines
@@ -133,12 +148,21 @@ public final class SessionManager: @unchecked Sendable {
 
     /// Resolves the settings of one hop (see ``AttemptPlan``): timeouts, transport, and for HTTPS
     /// the trust evaluation and client identity of the hop's own host — never the first hop's.
+    ///
+    /// The request's `timeoutInterval` is its idle timeout, whatever its value: a request made from a
+    /// URL starts with the session's ``SessionConfiguration/timeoutIntervalForRequest``
+    /// (``makeURLRequest(_:method:headers:modifier:)``), so 60 is never mistaken for "unset".
     func planOptions(for request: URLRequest, credential: (user: String, password: String)?,
-                     reportsProgress: Bool, followsWithoutAsking: Bool) -> TransferOptions {
+                     reportsProgress: Bool, followsWithoutAsking: Bool,
+                     timeLimits: RequestTimeLimits = RequestTimeLimits(),
+                     rateLimits: RequestRateLimits = RequestRateLimits()) -> TransferOptions {
         var options = TransferOptions()
-        options.requestTimeout = request.timeoutInterval != 60 ? request.timeoutInterval
-            : configuration.timeoutIntervalForRequest
-        options.resourceTimeout = configuration.timeoutIntervalForResource
+        options.requestTimeout = request.timeoutInterval
+        options.resourceTimeout = timeLimits.resourceTimeout(session: configuration.timeoutIntervalForResource)
+        options.connectTimeout = timeLimits.connectTimeout
+        let rates = self.rateLimits(for: rateLimits)
+        options.maximumDownloadBytesPerSecond = rates.download
+        options.maximumUploadBytesPerSecond = rates.upload
         options.followRedirects = followsWithoutAsking && configuration.followsRedirects
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion
@@ -149,9 +173,25 @@ public final class SessionManager: @unchecked Sendable {
         options.credential = credential
         options.receiveBufferSize = configuration.receiveBufferSize
         options.connectTo = connectToEntries
+        options.ipVersion = configuration.ipVersion
+        options.dnsOverHTTPS = dnsOverHTTPS
+        options.connectionPool = connectionPool
+        if let lifetime = configuration.dnsCacheLifetime, lifetime.isFinite {
+            options.dnsCacheSeconds = lifetime <= 0 ? 0 : Int(min(lifetime.rounded(.up), 1e9))
+        }
+        if let delay = configuration.happyEyeballsDelay, delay.isFinite {
+            options.happyEyeballsMilliseconds = Int(min(max(delay, 0), 1e6) * 1000)
+        }
+        if !resolveEntries.isEmpty { options.resolveEntries = resolveEntries.compactMap { try? $0.get() } }
         options.reportsProgress = reportsProgress
-        if request.url?.scheme?.lowercased() == "https" {
-            let host = request.url?.host ?? ""
+        let scheme = request.url?.scheme?.lowercased()
+        if configuration.unixSocketPath != nil || UnixSocketRoute.isUnixScheme(scheme) {
+            options.unixSocket = UnixSocketRoute.route(for: request.url, scheme: scheme,
+                                                       sessionSocket: configuration.unixSocketPath)
+        }
+        if scheme == "https" || scheme == "https+unix" {
+            // An https+unix URL's host is the socket's path: TLS checks `localhost`, the host libcurl is given.
+            let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
             options.trust = trustConfigurator(forHost: host)
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {
@@ -161,6 +201,12 @@ public final class SessionManager: @unchecked Sendable {
             }
         }
         return options
+    }
+
+    /// The bandwidth limits in effect for a request with its own `limits`: each replaces the session's.
+    func rateLimits(for limits: RequestRateLimits) -> RequestRateLimits {
+        limits.resolved(sessionDownload: configuration.maximumDownloadBytesPerSecond,
+                        sessionUpload: configuration.maximumUploadBytesPerSecond)
     }
 
     /// The trust bridge for a host, or `nil` when libcurl's own verification applies (no policy for

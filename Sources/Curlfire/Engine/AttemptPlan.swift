@@ -11,6 +11,8 @@ protocol CurlOptionWriter {
     mutating func string(_ option: CURLoption, _ value: String?)
     /// A `curl_off_t` option.
     mutating func offset(_ option: CURLoption, _ value: Int64)
+    /// A `curl_blob` option (libcurl copies the bytes).
+    mutating func blob(_ option: CURLoption, _ value: [UInt8])
     /// `CURLOPT_SSL_CTX_FUNCTION` with `CURLOPT_SSL_CTX_DATA` = `trust`: the host's trust evaluation
     /// in the handshake.
     mutating func trustEvaluation(_ trust: any TLSContextConfiguring)
@@ -78,13 +80,19 @@ struct AttemptPlan: Sendable {
     }
 
     /// Whether the hop goes over TLS.
-    var isHTTPS: Bool { request.url?.scheme?.lowercased() == "https" }
+    var isHTTPS: Bool {
+        let scheme = request.url?.scheme?.lowercased()
+        return scheme == "https" || scheme == "https+unix"
+    }
 
     // MARK: - Options
 
     /// Lists the hop's libcurl options (callbacks, header lists and buffers are the attempt's own).
     func write<Writer: CurlOptionWriter>(to writer: inout Writer) {
-        writer.string(CURLOPT_URL, request.url?.absoluteString)
+        writer.string(CURLOPT_URL, options.unixSocket?.curlURL ?? request.url?.absoluteString)
+        if let socket = options.unixSocket {
+            writer.string(socket.isAbstract ? CURLOPT_ABSTRACT_UNIX_SOCKET : CURLOPT_UNIX_SOCKET_PATH, socket.path)
+        }
         writer.long(CURLOPT_NOSIGNAL, 1)
         // Curlfire follows redirects itself: every hop is planned for its own host.
         writer.long(CURLOPT_FOLLOWLOCATION, 0)
@@ -118,8 +126,9 @@ struct AttemptPlan: Sendable {
     }
 
     private func writeTimeouts<Writer: CurlOptionWriter>(to writer: inout Writer) {
-        let idle = max(options.requestTimeout, 0.001)
-        writer.long(CURLOPT_CONNECTTIMEOUT_MS, Int(idle * 1000))
+        let idle = RequestTimeLimits.clamped(options.requestTimeout)
+        let connect = options.connectTimeout.map(RequestTimeLimits.clamped) ?? idle
+        writer.long(CURLOPT_CONNECTTIMEOUT_MS, Int(connect * 1000))
         // An idle timeout: fail when fewer than 1 byte/s arrive for `idle` seconds (whole seconds in
         // libcurl; the engine's IdleClock fails a stall on time). timeoutIntervalForResource is the
         // request's deadline, kept by its state machine across attempts, delays and hops.
@@ -131,10 +140,35 @@ struct AttemptPlan: Sendable {
         switch options.httpVersion {
         case .http1_1: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         case .http2PriorKnowledge: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
-        case .automatic, .http2: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        case .http2: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_0)
+        case .automatic: writer.long(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         }
         if isHTTPS, options.httpVersion != .http1_1 { writer.long(CURLOPT_PIPEWAIT, 1) }
         if options.cookiesEnabled { writer.string(CURLOPT_COOKIEFILE, "") }
+        switch options.ipVersion {
+        case .any: break
+        case .v4: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
+        case .v6: writer.long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
+        }
+        if let pool = options.connectionPool {
+            if let seconds = pool.lifetimeSeconds { writer.long(CURLOPT_MAXLIFETIME_CONN, seconds) }
+            if let seconds = pool.idleSeconds { writer.long(CURLOPT_MAXAGE_CONN, seconds) }
+            if let keepAlive = pool.keepAlive {
+                writer.long(CURLOPT_TCP_KEEPALIVE, 1)
+                writer.long(CURLOPT_TCP_KEEPIDLE, keepAlive.idle)
+                writer.long(CURLOPT_TCP_KEEPINTVL, keepAlive.interval)
+            }
+        }
+        if let doh = options.dnsOverHTTPS {
+            writer.string(CURLOPT_DOH_URL, doh.url)
+            // libcurl's DoH requests verify their server with the handle's CA settings: the session's
+            // private roots when it has some, else the system bundle.
+            if let roots = doh.trustedRootsPEM { writer.blob(CURLOPT_CAINFO_BLOB, roots) }
+        }
+        if let seconds = options.dnsCacheSeconds { writer.long(CURLOPT_DNS_CACHE_TIMEOUT, seconds) }
+        if let milliseconds = options.happyEyeballsMilliseconds {
+            writer.long(CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, milliseconds)
+        }
         switch options.proxy {
         case .environment: break // libcurl reads http_proxy, https_proxy, no_proxy
         case .none: writer.string(CURLOPT_PROXY, "")

@@ -54,6 +54,7 @@ final class CurlAttempt: @unchecked Sendable {
     /// Whether ``headerList`` is this attempt's to free (not the session's shared one).
     private let ownsHeaderList: Bool
     private var connectToList: UnsafeMutablePointer<curl_slist>?
+    private var resolveList: UnsafeMutablePointer<curl_slist>?
     private var head = ResponseHead()
     private var firstByteTime: TimeInterval?
     private var tls: (version: String?, cipher: String?) = (nil, nil)
@@ -82,6 +83,19 @@ final class CurlAttempt: @unchecked Sendable {
     var deadline: UInt64 = 0
     /// How many times this hop was already sent again unseen (UnprocessedStreamReplay.swift).
     var replays = 0
+    /// transport: the bandwidth limits, `nil` when unset (RatePacer.swift); engine thread only.
+    private var downloadPacer: RatePacer?
+    private var uploadPacer: RatePacer?
+    /// Until when a pacer holds the data callbacks (monotonic ns; 0: not held). The engine
+    /// continues the transfer once it passes (Engine.resumePacedAttempts).
+    private(set) var paceHeldUntil: UInt64 = 0
+    /// Whether the attempt is paced at all (the engine then looks at ``paceHeldUntil``).
+    var isPaced: Bool { downloadPacer != nil || uploadPacer != nil }
+    /// Ends a pacer's hold (the engine continues the transfer right after).
+    func releasePaceHold() {
+        paceHeldUntil = 0
+        idleClock.restart() // a held transfer was not idle
+    }
 
     init(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink, startTime: TimeInterval,
          stage: RequestStateMachine.Stage) {
@@ -92,6 +106,8 @@ final class CurlAttempt: @unchecked Sendable {
         reader = BodyReader(body)
         self.startTime = startTime
         idleClock = IdleClock(seconds: plan.options.requestTimeout)
+        if let rate = plan.options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
+        if let rate = plan.options.maximumUploadBytesPerSecond { uploadPacer = RatePacer(bytesPerSecond: rate) }
         headObserver = sink as? ResponseHeadObserver
         backPressure = sink as? BackPressureSink
         if let shared = plan.sharedHeaderList {
@@ -118,6 +134,7 @@ final class CurlAttempt: @unchecked Sendable {
     deinit {
         if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
+        if let resolveList { curl_slist_free_all(resolveList) }
         errorBuffer.deallocate()
     }
 
@@ -146,6 +163,11 @@ final class CurlAttempt: @unchecked Sendable {
 
         mutating func offset(_ option: CURLoption, _ value: Int64) {
             check(cfcurl_easy_setopt_off_t(handle, option, curl_off_t(value)), option)
+        }
+
+        mutating func blob(_ option: CURLoption, _ value: [UInt8]) {
+            let code = value.withUnsafeBytes { cfcurl_easy_setopt_blob(handle, option, $0.baseAddress, $0.count) }
+            check(code, option)
         }
 
         mutating func trustEvaluation(_ trust: any TLSContextConfiguring) {
@@ -185,6 +207,10 @@ final class CurlAttempt: @unchecked Sendable {
         if !options.connectTo.isEmpty {
             for entry in options.connectTo { connectToList = curl_slist_append(connectToList, entry) }
             set(cfcurl_easy_setopt_slist(easy, CURLOPT_CONNECT_TO, connectToList), CURLOPT_CONNECT_TO)
+        }
+        if !options.resolveEntries.isEmpty {
+            for entry in options.resolveEntries { resolveList = curl_slist_append(resolveList, entry) }
+            set(cfcurl_easy_setopt_slist(easy, CURLOPT_RESOLVE, resolveList), CURLOPT_RESOLVE)
         }
         if options.receiveBufferSize > 0 {
             // libcurl 7.88 refuses a new size once the handle has allocated its buffer (a pooled
@@ -241,6 +267,14 @@ final class CurlAttempt: @unchecked Sendable {
             return .failed
         }
         if paused { return .paused }
+        if downloadPacer != nil {
+            // transport: a chunk that is not due yet waits in libcurl, which offers it again on resume.
+            if paceHeldUntil != 0 { return .paused }
+            if let until = downloadPacer?.admitChunk(bytes.count, at: IdleClock.now()) {
+                paceHeldUntil = until
+                return .paused
+            }
+        }
         idleClock.touch()
         if discardsBody { return .accepted }
         if sink.write(bytes) {
@@ -255,8 +289,22 @@ final class CurlAttempt: @unchecked Sendable {
     /// Bytes copied, 0 at the end, -1 on error, `nil` to pause.
     func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
         if paused { return nil }
+        var capacity = capacity
+        if uploadPacer != nil {
+            if paceHeldUntil != 0 { return nil }
+            switch uploadPacer?.allowance(upTo: capacity, at: IdleClock.now()) {
+            case let .failure(hold)?:
+                paceHeldUntil = hold.until
+                return nil
+            case let .success(allowed)?: capacity = allowed
+            case nil: break
+            }
+        }
         guard let read = reader.read(into: buffer, capacity: capacity) else { return nil }
-        if read > 0 { idleClock.touch() }
+        if read > 0 {
+            idleClock.touch()
+            uploadPacer?.record(read)
+        }
         return read
     }
 

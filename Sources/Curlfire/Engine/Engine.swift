@@ -41,9 +41,13 @@ final class Engine: @unchecked Sendable {
     private static let poolLimit = 64
     /// When `expireIdleAttempts()` next looks (monotonic nanoseconds).
     private var nextIdleCheck: UInt64 = 0
+    /// transport: the attempts with a bandwidth limit (RatePacer), resumed when their pacer's hold
+    /// ends; empty unless a limit is set, so other sessions pay one `isEmpty` per turn.
+    private var paced: [ObjectIdentifier: CurlAttempt] = [:]
 
     /// Creates the engine and starts its thread.
-    init(label: String, maximumConnectionsPerHost: Int, cookiesShared: Bool) {
+    init(label: String, maximumConnectionsPerHost: Int,
+         poolOptions: [(ConnectionPoolSettings.CURLMoptionValue, Int)] = [], cookiesShared: Bool) {
         _ = CurlGlobal.initialized
         multi = curl_multi_init()
         share = curl_share_init()
@@ -56,6 +60,12 @@ final class Engine: @unchecked Sendable {
         }
         if maximumConnectionsPerHost > 0 {
             _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+        }
+        for (option, value) in poolOptions { // transport: the session's connection pool limits
+            switch option {
+            case .maximumTotalConnections: _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, value)
+            case .maximumConcurrentStreams: _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, value)
+            }
         }
         let thread = Thread { [self] in
             cfcurl_name_current_thread(String(label.prefix(15)))
@@ -118,11 +128,12 @@ final class Engine: @unchecked Sendable {
             curl_multi_perform(multi, &running)
             collectFinished()
             expireIdleAttempts()
+            let paceWait = paced.isEmpty ? 100 : resumePacedAttempts()
             lock.lock()
             let more = !commands.isEmpty || isShuttingDown
             lock.unlock()
             // While transfers run, wake at least every 100 ms so an idle one is failed on time.
-            if !more { curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 100, nil) }
+            if !more { curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : paceWait, nil) }
         }
         tearDown()
         stopped.signal()
@@ -175,6 +186,7 @@ final class Engine: @unchecked Sendable {
             return
         }
         active[ObjectIdentifier(attempt)] = attempt
+        if attempt.isPaced { paced[ObjectIdentifier(attempt)] = attempt }
         if let trust = attempt.options.trust {
             trustKeepAlive[ObjectIdentifier(trust as AnyObject)] = trust as AnyObject
         }
@@ -208,6 +220,32 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Continues the paced attempts whose hold has ended (not those the user suspended), forgets
+    /// the finished ones, and returns how long the loop may sleep (ms, at most 100) before the next
+    /// hold ends.
+    private func resumePacedAttempts() -> Int32 {
+        let now = IdleClock.now()
+        var wait: UInt64 = 100_000_000
+        for (key, attempt) in paced {
+            guard active[key] === attempt else {
+                paced[key] = nil
+                continue
+            }
+            let until = attempt.paceHeldUntil
+            guard until != 0 else { continue }
+            if now >= until {
+                attempt.releasePaceHold()
+                if !attempt.paused, let easy = attempt.easy {
+                    curl_easy_pause(UnsafeMutableRawPointer(easy), CURLPAUSE_CONT)
+                }
+                if attempt.paceHeldUntil != 0 { wait = min(wait, attempt.paceHeldUntil > now ? attempt.paceHeldUntil - now : 0) }
+            } else {
+                wait = min(wait, until - now)
+            }
+        }
+        return Int32(max(1, (wait + 999_999) / 1_000_000))
+    }
+
     /// Fails the attempts that moved no bytes for longer than their idle timeout (IdleClock.swift),
     /// and those whose request passed its deadline (`timeoutIntervalForResource`); checked at most
     /// every 50 ms.
@@ -216,7 +254,8 @@ final class Engine: @unchecked Sendable {
         guard now >= nextIdleCheck, !active.isEmpty else { return }
         nextIdleCheck = now + 50_000_000
         let expired = active.values.filter {
-            ($0.deadline > 0 && now >= $0.deadline) || (!$0.paused && $0.idleClock.hasExpired(at: now))
+            ($0.deadline > 0 && now >= $0.deadline)
+                || (!$0.paused && $0.paceHeldUntil == 0 && $0.idleClock.hasExpired(at: now))
         }
         for attempt in expired {
             if attempt.deadline > 0, now >= attempt.deadline {

@@ -5,16 +5,24 @@ import FoundationNetworking
 enum RequestChecks {
     /// Rejects header injection (CR, LF or NUL in a name or value of the request's headers, or the
     /// session's unsafe default header named by `unsafeDefaultHeader`, which each attempt would add),
-    /// a URL libcurl cannot send, and a body on a `GET` unless allowed.
+    /// a URL libcurl cannot send, a `timeoutInterval` that is not positive and finite, and a body on
+    /// a `GET` unless allowed.
     static func validate(_ request: URLRequest, body: UploadBody, allowsBodyInGET: Bool,
                          unsafeDefaultHeader: String? = nil) -> CurlfireError? {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = request.url, let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" || UnixSocketRoute.isUnixScheme(scheme),
               let host = url.host, !host.isEmpty
         else { return .invalidURL(url: request.url?.absoluteString ?? "nil") }
+        if UnixSocketRoute.isUnixScheme(scheme), !UnixSocketRoute(socket: host).isValid {
+            return .invalidURL(url: url.absoluteString) // no socket path, or one too long for an address
+        }
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             if !HTTPHeader(name: name, value: value).isInjectionSafe { return .invalidHeader(name: name) }
         }
         if let unsafeDefaultHeader { return .invalidHeader(name: unsafeDefaultHeader) }
+        if !RequestTimeLimits.isValid(request.timeoutInterval) {
+            return .invalidTimeout(name: "timeoutInterval", value: request.timeoutInterval)
+        }
         if request.httpMethod?.uppercased() ?? "GET" == "GET", !allowsBodyInGET, !body.isEmpty {
             return .bodyDataInGETRequest
         }

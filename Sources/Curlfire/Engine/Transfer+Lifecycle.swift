@@ -254,7 +254,8 @@ extension Transfer {
         case .cancelled:
             outcome.error = .explicitlyCancelled
         case .resourceTimedOut:
-            outcome.error = AttemptEnding.resourceTimeoutError(seconds: session.configuration.timeoutIntervalForResource)
+            outcome.error = AttemptEnding.resourceTimeoutError(
+                seconds: spec.timeLimits.resourceTimeout(session: session.configuration.timeoutIntervalForResource))
         case .tooManyRedirects:
             let maximum = session.configuration.maximumRedirects
             outcome.error = .sessionTaskFailed(code: .tooManyRedirects, message: "Maximum (\(maximum)) redirects followed")

@@ -74,6 +74,10 @@ final class Transfer: @unchecked Sendable {
         /// parity: a download whose retry continues from the bytes an earlier attempt wrote
         /// (`Range` + `If-Range`, FileSink.retryResumePlan) instead of starting from zero.
         var resumesDownloadOnRetry = false
+        /// transport: the request's own deadline and connect timeout (Core/Request+TimeLimits.swift).
+        var timeLimits = RequestTimeLimits()
+        /// transport: the request's own bandwidth limits (Core/Request+RateLimits.swift).
+        var rateLimits = RequestRateLimits()
     }
 
     struct ProgressHandler { // internal for Transfer+Progress.swift
@@ -384,7 +388,10 @@ final class Transfer: @unchecked Sendable {
         }
         lock.withLock {
             carry.attemptStart = Date.timeIntervalSinceReferenceDate
-            if carry.deadline == 0 { carry.deadline = Self.deadline(after: session.configuration.timeoutIntervalForResource) }
+            if carry.deadline == 0 {
+                carry.deadline = Self.deadline(after: spec.timeLimits.resourceTimeout(
+                    session: session.configuration.timeoutIntervalForResource))
+            }
         }
         if !spec.adapters.isEmpty { armResourceDeadline() } // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
@@ -407,7 +414,9 @@ final class Transfer: @unchecked Sendable {
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
         if session.engine.isCurrentThread, let url = lock.withLock({ carry.next?.request.url }),
-           url.scheme?.lowercased() == "https", !session.hasResolvedTrust(forHost: url.host ?? "") {
+           let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
+           // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
+           !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
             // A redirect hop to a host whose trust is not resolved yet: the policy manager is open
             // code (it may block, or wait for a request of its own), so it is never asked on the
             // engine thread. Rare: once per host and session.
@@ -423,7 +432,11 @@ final class Transfer: @unchecked Sendable {
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.request
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
-                                              unsafeDefaultHeader: session.unsafeDefaultHeader) {
+                                              unsafeDefaultHeader: session.unsafeDefaultHeader)
+            ?? spec.timeLimits.validationError
+            ?? session.rateLimits(for: spec.rateLimits).validationError
+            ?? session.resolveEntries.lazy.compactMap({ entry -> CurlfireError? in
+                if case let .failure(error) = entry { return error } else { return nil } }).first {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
@@ -441,7 +454,8 @@ final class Transfer: @unchecked Sendable {
             sink = FileSink(plan: resume)
         }
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
-                                          followsWithoutAsking: spec.redirectHandler.followsNatively)
+                                          followsWithoutAsking: spec.redirectHandler.followsNatively,
+                                          timeLimits: spec.timeLimits, rateLimits: spec.rateLimits)
         let plan = AttemptPlan(request: request, body: hop.body, options: options)
         let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
                                   startTime: startTime, stage: stage)

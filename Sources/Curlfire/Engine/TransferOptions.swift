@@ -18,8 +18,12 @@ extension TLSTrustBridge: TLSContextConfiguring {}
 struct TransferOptions: Sendable {
     /// Idle timeout: the transfer fails when nothing arrives for this long (and connecting may take this long).
     var requestTimeout: TimeInterval = 60
-    /// Total time allowed for the transfer.
+    /// Total time allowed for the transfer: the earlier of the session's resource timeout and the
+    /// request's own deadline.
     var resourceTimeout: TimeInterval = 7 * 24 * 3600
+    /// The request's own connect timeout (TCP and TLS handshake); `nil`: connecting may take
+    /// ``requestTimeout``.
+    var connectTimeout: TimeInterval?
     /// Whether a 3xx with a `Location` is followed without asking a handler (its body is then
     /// discarded, as libcurl does). Curlfire follows every hop itself: libcurl never does.
     var followRedirects = true
@@ -42,12 +46,45 @@ struct TransferOptions: Sendable {
     var trust: (any TLSContextConfiguring)?
     /// Client certificate for mutual TLS.
     var clientCertificate: ClientCertificateFiles?
+    /// The most bytes per second received, if limited (the engine paces it: RatePacer).
+    var maximumDownloadBytesPerSecond: Int?
+    /// The most bytes per second sent, if limited.
+    var maximumUploadBytesPerSecond: Int?
+    /// DNS: `CURLOPT_IPRESOLVE` (`nil`: whatever), `CURLOPT_DNS_CACHE_TIMEOUT` seconds,
+    /// `CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS` (each `nil`: libcurl's default), and the
+    /// `CURLOPT_RESOLVE` entries, made once per session.
+    var ipVersion: SessionConfiguration.IPVersion = .any
+    var dnsCacheSeconds: Int?
+    var happyEyeballsMilliseconds: Int?
+    var resolveEntries: [String] = []
+    /// The connection pool's per-connection settings, `nil` when the session sets none.
+    var connectionPool: ConnectionPoolSettings?
+    /// DNS over HTTPS: the endpoint, and the session's private roots as PEM for its certificate.
+    var dnsOverHTTPS: DNSOverHTTPS?
+    /// The Unix socket the hop connects through instead of TCP, if any.
+    var unixSocket: UnixSocketRoute?
     /// `CURLOPT_CONNECT_TO` entries (`HOST::ADDRESS:`).
     var connectTo: [String] = []
     /// libcurl's receive buffer size in bytes.
     var receiveBufferSize = 0
     /// Whether progress callbacks are needed.
     var reportsProgress = false
+}
+
+/// A session's DNS-over-HTTPS endpoint as libcurl takes it, made once per session.
+final class DNSOverHTTPS: Sendable {
+    /// `CURLOPT_DOH_URL`.
+    let url: String
+    /// The session's ``SessionConfiguration/trustedRootCertificates`` as PEM, or `nil` for the system roots.
+    let trustedRootsPEM: [UInt8]?
+
+    init(url: String, trustedRoots: [Certificate]) {
+        self.url = url
+        trustedRootsPEM = trustedRoots.isEmpty ? nil : Array(trustedRoots.map { certificate in
+            let base64 = certificate.derData.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+        }.joined().utf8)
+    }
 }
 
 /// Files and type for a client certificate, as libcurl takes them.

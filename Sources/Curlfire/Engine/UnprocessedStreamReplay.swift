@@ -52,7 +52,8 @@ enum UnprocessedStreamReplay {
         switch plan.options.httpVersion {
         case .http1_1: return false
         case .http2PriorKnowledge: return true
-        case .automatic, .http2: return plan.isHTTPS
+        case .automatic: return plan.isHTTPS
+        case .http2: return true // HTTP/2 through ALPN, or an h2c upgrade over plain HTTP
         }
     }
 }

@@ -93,6 +93,7 @@ enum RedirectRules {
               let base = response.url ?? request.url,
               let target = URL(string: location, relativeTo: base)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+                || (UnixSocketRoute.isUnixScheme(scheme) && target.host == base.host) // a relative redirect on the socket
         else { return nil }
         var next = request
         next.url = target

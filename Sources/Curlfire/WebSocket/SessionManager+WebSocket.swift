@@ -31,7 +31,7 @@ extension SessionManager {
         default: return .failure(.webSocketFailed(reason: .unsupportedScheme(url.scheme ?? "")))
         }
         guard let transportURL = components?.url, url.host != nil else { return .failure(.invalidURL(url: url.absoluteString)) }
-        let request = URLRequest(url: transportURL)
+        let request = URLRequest(url: transportURL, timeoutInterval: self.configuration.timeoutIntervalForRequest)
         var options = planOptions(for: request, credential: nil, reportsProgress: false, followsWithoutAsking: false)
         options.httpVersion = .http1_1 // the upgrade is HTTP/1.1: no ALPN h2
         options.cookiesEnabled = false

@@ -51,6 +51,9 @@ final class WebSocketTransport: @unchecked Sendable {
         mutating func offset(_ option: CURLoption, _ value: Int64) {
             check(cfcurl_easy_setopt_off_t(handle, option, curl_off_t(value)))
         }
+        mutating func blob(_ option: CURLoption, _ value: [UInt8]) {
+            check(value.withUnsafeBytes { cfcurl_easy_setopt_blob(handle, option, $0.baseAddress, $0.count) })
+        }
         mutating func trustEvaluation(_ trust: any TLSContextConfiguring) {
             check(cfcurl_easy_setopt_sslctx_cb(handle, curlfireSSLContextCallback))
             check(cfcurl_easy_setopt_ptr(handle, CURLOPT_SSL_CTX_DATA, Unmanaged.passUnretained(trust as AnyObject).toOpaque()))

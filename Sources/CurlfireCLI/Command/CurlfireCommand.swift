@@ -57,6 +57,23 @@ struct CurlfireCommand: AsyncParsableCommand {
         }
         if (tls.cert == nil) != (tls.key == nil) { throw ValidationError("--cert and --key go together") }
         if let timeout = transfer.timeout, !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        if let seconds = transfer.maxTime, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--max-time must be positive") }
+        if let seconds = transfer.connectTimeout, !(seconds > 0 && seconds.isFinite) {
+            throw ValidationError("--connect-timeout must be positive")
+        }
+        if let doh = transfer.dohURL, URL(string: doh)?.scheme?.lowercased() != "https" {
+            throw ValidationError("--doh-url takes an https:// URL")
+        }
+        if transfer.ipv4, transfer.ipv6 { throw ValidationError("-4 and -6 do not go together") }
+        for entry in transfer.resolve where ResolveText.parse(entry) == nil {
+            throw ValidationError("--resolve \(entry): expected host:port:address[,address]")
+        }
+        if let rate = transfer.limitRate, RateText.bytesPerSecond(rate) == nil {
+            throw ValidationError("--limit-rate takes a positive number of bytes per second, optionally with k, m or g")
+        }
+        if transfer.unixSocket != nil, transfer.abstractUnixSocket != nil {
+            throw ValidationError("--unix-socket and --abstract-unix-socket do not go together")
+        }
         if transfer.maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let auth = transfer.auth, !auth.contains(":") { throw ValidationError("--auth takes user:pass") }
         if webSocket.enabled, download.download { throw ValidationError("--ws and --download do not go together") }

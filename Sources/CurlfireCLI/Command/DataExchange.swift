@@ -45,6 +45,7 @@ struct DataExchange {
         if let auth = command.transfer.auth, let colon = auth.firstIndex(of: ":") {
             request = request.authenticate(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))
         }
+        if let seconds = command.transfer.connectTimeout { request = request.connectTimeout(seconds) }
         if command.output.verbose { StandardStreams.err(request.debugDescription + "\n\n") }
         let ready = request
         return await withCheckedContinuation { continuation in

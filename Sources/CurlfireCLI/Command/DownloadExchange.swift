@@ -36,6 +36,7 @@ struct DownloadExchange {
         if let auth = command.transfer.auth, let colon = auth.firstIndex(of: ":") {
             request = request.authenticate(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))
         }
+        if let seconds = command.transfer.connectTimeout { request = request.connectTimeout(seconds) }
         if prepared.bodyInGET || prepared.multipart != nil {
             throw CLIFailure(.usage, "--download sends no form or GET body; use it with a plain request")
         }

@@ -109,6 +109,36 @@ struct TransferOptions: ParsableArguments {
 
     @Option(help: "With --follow: the most redirects to follow.")
     var maxRedirects = 30
+
+    @Option(name: [.customShort("m"), .long], help: ArgumentHelp("The most the whole request may take, in seconds (curl's --max-time).", valueName: "seconds"))
+    var maxTime: Double?
+
+    @Option(help: ArgumentHelp("The most connecting (TCP and TLS) may take, in seconds.", valueName: "seconds"))
+    var connectTimeout: Double?
+
+    @Flag(name: .customLong("http2"), help: "Ask for HTTP/2: ALPN over TLS, Upgrade: h2c over plain HTTP.")
+    var http2 = false
+
+    @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Resolve host names to IPv4 addresses only.")
+    var ipv4 = false
+
+    @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Resolve host names to IPv6 addresses only.")
+    var ipv6 = false
+
+    @Option(help: ArgumentHelp("Resolve host names through this DNS-over-HTTPS URL (its certificate is checked against --cacert when given).", valueName: "url"))
+    var dohURL: String?
+
+    @Option(help: ArgumentHelp("Use these addresses for HOST:PORT instead of DNS. Repeatable.", valueName: "host:port:addr[,addr]"))
+    var resolve: [String] = []
+
+    @Option(help: ArgumentHelp("The most bytes per second sent and received: a number with an optional k, m or g suffix (1024-based), as curl.", valueName: "rate"))
+    var limitRate: String?
+
+    @Option(help: ArgumentHelp("Connect through this Unix domain socket instead of TCP; the URL's host is the Host header.", valueName: "path"))
+    var unixSocket: String?
+
+    @Option(help: ArgumentHelp("Connect through this Linux abstract Unix socket (its name, without the leading NUL).", valueName: "name"))
+    var abstractUnixSocket: String?
 }
 
 /// WebSocket options.

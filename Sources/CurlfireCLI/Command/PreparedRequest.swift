@@ -45,7 +45,9 @@ struct PreparedRequest {
         }
         let method = target.method ?? (items.contains(where: \.isData) ? "POST" : "GET")
 
-        var request = URLRequest(url: url)
+        // A URLRequest's own timeoutInterval is always honoured: --timeout, else the session default.
+        var request = URLRequest(url: url, timeoutInterval: command.transfer.timeout
+            ?? SessionConfiguration.default.timeoutIntervalForRequest)
         request.httpMethod = method
         var removed: [String] = []
         var multipart: [MultipartField]?

@@ -13,6 +13,19 @@ enum SessionFactory {
     static func make(command: CurlfireCommand, prepared: PreparedRequest) throws(CLIFailure) -> SessionManager {
         var configuration = SessionConfiguration()
         if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
+        if let seconds = command.transfer.maxTime { configuration.timeoutIntervalForResource = seconds }
+        if command.transfer.http2 { configuration.httpVersion = .http2 }
+        configuration.dnsOverHTTPSURL = command.transfer.dohURL.flatMap(URL.init(string:))
+        if command.transfer.ipv4 { configuration.ipVersion = .v4 }
+        if command.transfer.ipv6 { configuration.ipVersion = .v6 }
+        configuration.hostResolutions = command.transfer.resolve.compactMap(ResolveText.parse).map {
+            SessionConfiguration.HostResolution(host: $0.host, port: $0.port, addresses: $0.addresses)
+        }
+        if let rate = command.transfer.limitRate.flatMap(RateText.bytesPerSecond) {
+            configuration.maximumDownloadBytesPerSecond = rate
+            configuration.maximumUploadBytesPerSecond = rate
+        }
+        configuration.unixSocketPath = command.transfer.unixSocket ?? command.transfer.abstractUnixSocket.map { "@" + $0 }
         configuration.followsRedirects = command.transfer.follow
         configuration.maximumRedirects = command.transfer.maxRedirects
         for name in prepared.removedHeaders {

@@ -43,6 +43,8 @@ struct TestServerSet: Sendable {
     /// HTTP/1.1, and TLS 1.3 + HTTP/2 with the valid chain.
     let nginxHTTP: URL?
     let nginxHTTPS: URL?
+    /// The path of the Unix socket the plain-HTTP nginx server also listens on.
+    var nginxUnixSocket: String?
     /// nginx over TLS 1.2/1.3 stapling a fixed OCSP response signed by the intermediate: "good" (the valid
     /// leaf, status good) and "revoked" (the revoked leaf, status revoked). `nginxHTTPS` staples nothing.
     let nginxOCSP: [String: URL]
@@ -171,6 +173,7 @@ enum TestServers {
         let https: [String: String]
         let nginx_http: String?
         let nginx_https: String?
+        let nginx_unix_socket: String?
         let nginx_ocsp: [String: String]?
         let pki: String
         let logs: [String: String]
@@ -191,7 +194,7 @@ enum TestServers {
             guard let url = URL(string: string) else { throw TestServerError("bad URL in servers.json: \(string)") }
             return url
         }
-        return TestServerSet(
+        var set = TestServerSet(
             httpbin: try url(raw.httpbin),
             https: try raw.https.mapValues(url),
             nginxHTTP: try raw.nginx_http.map(url),
@@ -203,6 +206,8 @@ enum TestServers {
             largeFileSHA256: raw.large_file_sha256,
             logs: raw.logs.mapValues { URL(fileURLWithPath: $0) }
         )
+        set.nginxUnixSocket = raw.nginx_unix_socket
+        return set
     }
 
     private static func findExecutable(_ name: String, path: String?) -> URL? {

@@ -87,6 +87,8 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
             .downloadDestinationUnusable(error: POSIXError($0), destination: url)
         }
         all.append(.multipartEncodingFailed(reason: .outputStreamURLInvalid(url: URL(string: "https://example.com/form")!)))
+        all += [.invalidTimeout(name: "deadline", value: -1), .invalidHostResolution(host: "example.com:0:x"),
+                .invalidBandwidthLimit(name: "maximumDownloadBytesPerSecond", bytesPerSecond: 0)]
         return all
     }()
 

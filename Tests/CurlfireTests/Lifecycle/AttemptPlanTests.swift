@@ -12,11 +12,13 @@ final class AttemptPlanTests: XCTestCase {
         var longs: [UInt32: Int] = [:]
         var strings: [UInt32: String?] = [:]
         var offsets: [UInt32: Int64] = [:]
+        var blobs: [UInt32: [UInt8]] = [:]
         var trust: [any TLSContextConfiguring] = []
 
         mutating func long(_ option: CURLoption, _ value: Int) { longs[option.rawValue] = value }
         mutating func string(_ option: CURLoption, _ value: String?) { strings[option.rawValue] = .some(value) }
         mutating func offset(_ option: CURLoption, _ value: Int64) { offsets[option.rawValue] = value }
+        mutating func blob(_ option: CURLoption, _ value: [UInt8]) { blobs[option.rawValue] = value }
         mutating func trustEvaluation(_ trust: any TLSContextConfiguring) { self.trust.append(trust) }
 
         /// The host whose policy evaluates the handshake, if a trust bridge is installed.
