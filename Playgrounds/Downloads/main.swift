@@ -115,12 +115,12 @@ Playground.section("A destination that already exists, without .removePreviousFi
 let taken = workDirectory.appendingPathComponent("range.bin")
 let refused = await session.download("\(httpbin.absoluteString)/bytes/1024", to: { _, _ in (taken, []) })
     .serializingDownloadedFileURL().response
-if case let .downloadedFileMoveFailed(error, source, _)? = refused.error {
-    Playground.check(FileManager.default.fileExists(atPath: source.path) && (error as? POSIXError)?.code == .EEXIST,
-                     "downloadedFileMoveFailed (the file system's EEXIST); the body stays at \(source.lastPathComponent)")
-    try? FileManager.default.removeItem(at: source)
+if case let .downloadDestinationUnusable(error, destination)? = refused.error {
+    // Checked before anything is requested: the server never sends the body.
+    Playground.check(destination == taken && (error as? POSIXError)?.code == .EEXIST,
+                     "downloadDestinationUnusable (EEXIST) before any byte was requested: \(refused.error!)")
 } else {
-    Playground.check(false, "expected downloadedFileMoveFailed, got \(refused.error.map { "\($0)" } ?? "success")")
+    Playground.check(false, "expected downloadDestinationUnusable, got \(refused.error.map { "\($0)" } ?? "success")")
 }
 
 Playground.finish()
