@@ -13,8 +13,11 @@ final class FireAndForgetTests: XCTestCase {
         server = try MockServer()
     }
 
+    /// XCTest never frees its test-case instances: the server (its queued responses and recorded
+    /// requests) is released here so that LeakSanitizer does not report them (`make sanitize-leaks`).
     override func tearDown() {
         server.shutdown()
+        server = nil
     }
 
     /// Waits up to `timeout` for the server to have seen `count` requests; the count it saw.

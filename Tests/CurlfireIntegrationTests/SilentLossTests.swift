@@ -16,8 +16,11 @@ final class SilentLossTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
+    /// XCTest never frees its test-case instances: the server (its queued responses and recorded
+    /// requests) is released here so that LeakSanitizer does not report them (`make sanitize-leaks`).
     override func tearDown() {
         server.shutdown()
+        server = nil
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -38,7 +38,7 @@ final class OfflineWaitTests: XCTestCase {
         XCTAssertFalse(OfflineRetrier.offlineTransportErrorCodes.contains(.badServerResponse))
     }
 
-    func testThatTheSharedManagerWatchesTheNetworkAndPostsChanges() {
+    func testThatTheSharedManagerWatchesTheNetworkAndPostsChanges() async {
         XCTAssertTrue(NetworkReachabilityManager.shared === NetworkReachabilityManager.shared)
         let posted = expectation(description: "a DidChange notification when listening starts")
         let manager = NetworkReachabilityManager(host: "127.0.0.1")
@@ -50,7 +50,7 @@ final class OfflineWaitTests: XCTestCase {
             }
         }
         XCTAssertEqual(manager?.startListening(), true)
-        wait(for: [posted], timeout: 10)
+        await fulfillment(of: [posted], timeout: 10)
         manager?.stopListening()
         NotificationCenter.default.removeObserver(token)
     }
