@@ -73,14 +73,7 @@ public struct EventStreamRequest: Sendable, CustomStringConvertible {
     ///
     /// - Returns: The request.
     public func validate() -> Self {
-        validate { request, response in
-            if case let .failure(error) = ResponseValidator.statusCode(response, acceptable: 200..<300) {
-                return .failure(error)
-            }
-            let acceptable = ResponseValidator.acceptableContentTypes(of: request)
-            if acceptable == ["*/*"] { return .success }
-            return ResponseValidator.contentType(response, acceptable: acceptable)
-        }
+        validate(StreamRequest.defaultValidation)
     }
 
     /// The request one connection sends: the built request with `Accept: text/event-stream` and

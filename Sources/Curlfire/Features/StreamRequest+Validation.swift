@@ -8,6 +8,17 @@ extension StreamRequest {
     /// The signature of a custom stream validation closure, as Alamofire 5's `DataStreamRequest.Validation`.
     public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse) -> ValidationResult
 
+    /// What `validate()` checks, for stream and event-stream requests alike: status 200..<300 and,
+    /// when the request's `Accept` header lists types, a `Content-Type` among them.
+    static let defaultValidation: Validation = { request, response in
+        if case let .failure(error) = ResponseValidator.statusCode(response, acceptable: 200..<300) {
+            return .failure(error)
+        }
+        let acceptable = ResponseValidator.acceptableContentTypes(of: request)
+        if acceptable == ["*/*"] { return .success }
+        return ResponseValidator.contentType(response, acceptable: acceptable)
+    }
+
     /// Adds a custom validation closure, run once on the response head before any chunk is
     /// delivered. A failure cancels the transfer and ends the stream with the error (a
     /// ``CurlfireError`` is kept as is; any other error becomes
@@ -46,14 +57,7 @@ extension StreamRequest {
     ///
     /// - Returns: The request.
     public func validate() -> Self {
-        validate { request, response in
-            if case let .failure(error) = ResponseValidator.statusCode(response, acceptable: 200..<300) {
-                return .failure(error)
-            }
-            let acceptable = ResponseValidator.acceptableContentTypes(of: request)
-            if acceptable == ["*/*"] { return .success }
-            return ResponseValidator.contentType(response, acceptable: acceptable)
-        }
+        validate(StreamRequest.defaultValidation)
     }
 }
 
