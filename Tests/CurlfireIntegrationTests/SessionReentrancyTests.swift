@@ -122,7 +122,11 @@ final class SessionReentrancyTests: XCTestCase {
         let url = try Live.httpbin("/get")
         let stop = LockedStatus()
         // Another thread sets and clears closures over and over while 40 requests run.
-        let setter = Thread { Self.churn(monitor, finished: finished, until: stop) }
+        let setterEnded = DispatchSemaphore(value: 0)
+        let setter = Thread {
+            Self.churn(monitor, finished: finished, until: stop)
+            setterEnded.signal()
+        }
         setter.start()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<40 {
@@ -130,6 +134,13 @@ final class SessionReentrancyTests: XCTestCase {
             }
         }
         stop.value = 1
+        // The setter may be inside a round when it is told to stop: wait until it has left the loop.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                setterEnded.wait()
+                done.resume()
+            }
+        }
         monitor.requestDidFinish = { _ in finished.append(-1) }
         _ = await session.request(url).serializingData().response
         monitor.queue.sync {}
