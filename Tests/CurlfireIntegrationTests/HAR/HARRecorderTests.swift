@@ -74,6 +74,7 @@ final class HARRecorderTests: XCTestCase {
         XCTAssertFalse(sentPart.contains("secret-token"), sentPart)
 
         XCTAssertEqual(entry.response.status, 200)
+        XCTAssertEqual(entry.response.statusText, "OK")
         XCTAssertEqual(entry.response.httpVersion, "HTTP/1.1")
         XCTAssertEqual(entry.response.content.mimeType, "application/json")
         XCTAssertNil(entry.response.content.encoding)
@@ -253,6 +254,7 @@ final class HARRecorderTests: XCTestCase {
         let entries = try conformingEntries(recorder)
         XCTAssertEqual(entries.count, 1)
         XCTAssertEqual(entries.first?.response.status, 0)
+        XCTAssertNil(entries.first?.serverIPAddress, "no connection, no address")
         XCTAssertNotNil(entries.first?.error)
     }
 

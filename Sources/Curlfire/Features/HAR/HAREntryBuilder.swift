@@ -19,8 +19,8 @@ struct HAREntryBuilder {
             request: request(exchange),
             response: response(exchange),
             timings: timings,
-            serverIPAddress: metrics.remoteAddress,
-            connection: metrics.localPort.map { String($0) },
+            serverIPAddress: metrics.remoteAddress.flatMap { $0.isEmpty ? nil : $0 },
+            connection: metrics.localPort.flatMap { $0 > 0 ? String($0) : nil },
             error: exchange.error.map { "\($0)" })
     }
 
@@ -95,6 +95,7 @@ struct HAREntryBuilder {
         let headersSize = wireBody >= 0 && received >= wireBody && received > 0 ? received - wireBody : -1
         return HAR.Response(
             status: response.statusCode,
+            // libcurl hands over no reason phrase: the standard text of the status code.
             statusText: HTTPURLResponse.localizedString(forStatusCode: response.statusCode),
             httpVersion: exchange.metrics.httpVersion ?? "",
             cookies: Self.responseCookies(response).map(redact),
