@@ -47,7 +47,7 @@ public struct HAR: Codable, Sendable, Equatable {
             self.version = version
         }
 
-        /// Curlfire itself, with ``CurlfireVersion``.
+        /// Curlfire itself, with `CurlfireVersion` as its version.
         public static var curlfire: Creator { Creator(name: "Curlfire", version: CurlfireVersion) }
     }
 
