@@ -232,6 +232,20 @@ final class HARRecorderTests: XCTestCase {
         assertPhasesAddUp(reused)
     }
 
+    func testThatAnHTTP2ExchangeOverNginxIsRecordedAsSuch() async throws {
+        let recorder = HARRecorder()
+        let session = try session(recorder, https: true)
+        let https = try XCTUnwrap(try Live.servers().nginxHTTPS, "nginx is required").absoluteString
+        let response = await session.request(https + "/small.txt").serializingData().response
+        XCTAssertEqual(response.metrics?.httpVersion, "HTTP/2")
+        let entry = try XCTUnwrap(try conformingEntries(recorder).first)
+        XCTAssertEqual(entry.request.httpVersion, "HTTP/2")
+        XCTAssertEqual(entry.response.httpVersion, "HTTP/2")
+        XCTAssertEqual(entry.response.content.text, "Hello, Curlfire!\n")
+        XCTAssertGreaterThan(entry.timings.ssl, 0)
+        assertPhasesAddUp(entry)
+    }
+
     func testThatBodiesAboveTheLimitKeepOnlyTheirSize() async throws {
         let recorder = HARRecorder(maximumBodySize: 100)
         let session = try session(recorder)
