@@ -7,7 +7,7 @@ let playgrounds: [(name: String, dependencies: [Target.Dependency])] = [
     ("Downloads", []), ("Uploads", []), ("Pinning", []), ("Retry", ["CurlfireTesting"]), ("Streaming", []),
     ("Testing", ["CurlfireTesting"]), ("Caching", ["CurlfireTesting"]), ("WebSocket", ["CurlfireTestSupport"]),
     ("EventStream", ["CurlfireTesting"]),
-    ("Observability", ["CurlfireMetrics", "CurlfireTracing",
+    ("Observability", ["CurlfireMetrics", "CurlfireTracing", "CurlfireTesting",
                        traitProduct("Metrics", package: "swift-metrics", trait: "Metrics"),
                        traitProduct("MetricsTestKit", package: "swift-metrics", trait: "Metrics"),
                        traitProduct("Tracing", package: "swift-distributed-tracing", trait: "Tracing"),

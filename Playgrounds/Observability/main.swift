@@ -1,5 +1,6 @@
 // Observability: one session with CurlfireMetrics' MetricsEventMonitor and CurlfireTracing's
-// TracingEventMonitor (and its adapter), inside a caller's span, against httpbin. The backends are
+// TracingEventMonitor (and its adapter), inside a caller's span, against httpbin; then a HAR file
+// recorded with HARRecorder, written, and replayed by CurlfireTesting's MockServer. The backends are
 // the in-memory ones of swift-metrics (MetricsTestKit) and swift-distributed-tracing
 // (InMemoryTracing), bootstrapped as a program bootstraps Prometheus or OpenTelemetry.
 //
@@ -10,6 +11,7 @@
 #if Metrics && Tracing
 import Curlfire
 import CurlfireMetrics
+import CurlfireTesting
 import CurlfireTracing
 import Foundation
 import InMemoryTracing
@@ -49,6 +51,12 @@ let echoedHeaders: [String: String] = try await withSpan("checkout") { _ in
 }
 tracing.queue.sync {}
 metricsMonitor.queue.sync {}
+
+/// The part of httpbin's `/get` answer the HAR section compares.
+struct HTTPBinEcho: Decodable, Equatable {
+    let args: [String: String]
+    let url: String
+}
 
 // MARK: - 2. The trace
 
@@ -104,6 +112,36 @@ Playground.note("\(HTTPClientMetricNames.activeRequests): \(active) now")
 Playground.check(metrics.timers(label: HTTPClientMetricNames.requestDuration).reduce(0) { $0 + $1.values.count } == 3,
                  "three request durations")
 Playground.check(active.allSatisfy { $0 == 0 }, "no request left active")
+
+// MARK: - 4. A HAR file: record, write, replay
+
+Playground.section("HARRecorder: record GET /get and a two-hop redirect, write a .har file, replay it with MockServer")
+let recorder = HARRecorder()
+let recorded = SessionManager(eventMonitors: [recorder])
+let query = httpbin.appendingPathComponent("get").absoluteString + "?item=book"
+let live = try await recorded.request(query).serializingDecodable(HTTPBinEcho.self).value
+_ = await recorded.request(httpbin.appendingPathComponent("redirect/2")).serializingData().response
+let harFile = FileManager.default.temporaryDirectory.appendingPathComponent("curlfire-observability-\(getpid()).har")
+try recorder.write(to: harFile)
+let entries = recorder.document.log.entries
+for entry in entries {
+    let timings = entry.timings
+    Playground.note("\(entry.request.method) \(entry.request.url) → \(entry.response.status)  connection \(entry.connection ?? "-")  "
+        + String(format: "dns %.2f connect %.2f send %.2f wait %.2f receive %.2f = %.2f ms",
+                 timings.dns, timings.connect, timings.send, timings.wait, timings.receive, entry.time))
+}
+Playground.note("wrote \(harFile.path) (\((try? Data(contentsOf: harFile).count) ?? 0) bytes, the format HAR viewers open)")
+Playground.check(entries.map(\.response.status) == [200, 302, 302, 200], "one entry per exchange, redirect hops included")
+Playground.check(entries.dropFirst().allSatisfy { $0.timings.dns == -1 }, "the later exchanges reused the connection (no dns phase)")
+
+let replay = try MockServer(replayingHARAt: harFile)
+let replayed = try await SessionManager().request(replay.url("/get?item=book")).serializingDecodable(HTTPBinEcho.self).value
+let replayedRedirect = await SessionManager().request(replay.url("/redirect/2")).serializingData().response
+Playground.note("replayed from \(replay.baseURL): args \(replayed.args), redirect chain ends with \(replayedRedirect.response?.statusCode ?? 0)")
+Playground.check(replayed == live, "the replayed response decodes to the recorded one")
+Playground.check(replayedRedirect.response?.statusCode == 200 && replay.requestCount == 4, "the redirect hops came back to the mock server")
+replay.shutdown()
+try? FileManager.default.removeItem(at: harFile)
 
 Playground.finish()
 #else

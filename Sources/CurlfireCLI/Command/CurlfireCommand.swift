@@ -83,21 +83,39 @@ struct CurlfireCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
+        do throws(CLIFailure) {
             let prepared = try PreparedRequest(command: self)
-            let session = try SessionFactory.make(command: self, prepared: prepared)
-            if eventStream.enabled {
-                try await EventStreamExchange(command: self, prepared: prepared, session: session).run()
-            } else if webSocket.enabled {
-                try await WebSocketExchange(command: self, prepared: prepared, session: session).run()
-            } else if download.download {
-                try await DownloadExchange(command: self, prepared: prepared, session: session).run()
-            } else {
-                try await DataExchange(command: self, prepared: prepared, session: session).run()
+            let recorder = output.har.map { _ in HARRecorder() }
+            let session = try SessionFactory.make(command: self, prepared: prepared, monitors: recorder.map { [$0] } ?? [])
+            do throws(CLIFailure) {
+                if eventStream.enabled {
+                    try await EventStreamExchange(command: self, prepared: prepared, session: session).run()
+                } else if webSocket.enabled {
+                    try await WebSocketExchange(command: self, prepared: prepared, session: session).run()
+                } else if download.download {
+                    try await DownloadExchange(command: self, prepared: prepared, session: session).run()
+                } else {
+                    try await DataExchange(command: self, prepared: prepared, session: session).run()
+                }
+            } catch {
+                // A failed request's exchanges are recorded too: that is when a HAR file helps most.
+                try? writeHAR(recorder)
+                throw error
             }
+            try writeHAR(recorder)
         } catch {
             if let message = error.message { StandardStreams.err("curlfire: error: \(message)\n") }
             throw ExitCode(error.status.rawValue)
+        }
+    }
+
+    /// Writes `--har`'s file from `recorder` (nothing without `--har`).
+    private func writeHAR(_ recorder: HARRecorder?) throws(CLIFailure) {
+        guard let recorder, let path = output.har else { return }
+        do {
+            try recorder.write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure(.io, "--har \(path): cannot write the file (\(error.localizedDescription))")
         }
     }
 

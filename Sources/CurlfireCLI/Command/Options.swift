@@ -54,6 +54,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print the Timeline and transfer metrics on stderr.")
     var timeline = false
 
+    @Option(help: ArgumentHelp("Record every exchange (redirect hops and retries included) as an HTTP Archive (HAR 1.2) in FILE; credentials and cookie values redacted.", valueName: "file"))
+    var har: String?
+
     @Option(help: "JSON output: all, colors, format or none. Default: all on a terminal, none when piped.")
     var pretty: PrettyMode?
 

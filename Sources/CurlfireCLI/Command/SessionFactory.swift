@@ -10,7 +10,10 @@ enum SessionFactory {
     /// `--cacert` adds anchors for every host; `--pin` (with or without `--cacert`) installs a
     /// public-key pinning policy for `host` that also validates the chain and the host name, as curl's
     /// `--pinnedpubkey` does; `--insecure` turns chain and host validation off (pins still apply).
-    static func make(command: CurlfireCommand, prepared: PreparedRequest) throws(CLIFailure) -> SessionManager {
+    ///
+    /// `monitors` are the session's event monitors (`--har`'s recorder).
+    static func make(command: CurlfireCommand, prepared: PreparedRequest,
+                     monitors: [any EventMonitor] = []) throws(CLIFailure) -> SessionManager {
         var configuration = SessionConfiguration()
         if let timeout = command.transfer.timeout { configuration.timeoutIntervalForRequest = timeout }
         if let seconds = command.transfer.maxTime { configuration.timeoutIntervalForResource = seconds }
@@ -46,7 +49,8 @@ enum SessionFactory {
             }
             configuration.clientIdentity = identity
         }
-        return SessionManager(configuration: configuration, serverTrustPolicyManager: try policies(command, host: prepared.url.host ?? ""))
+        return SessionManager(configuration: configuration, serverTrustPolicyManager: try policies(command, host: prepared.url.host ?? ""),
+                              eventMonitors: monitors)
     }
 
     private static func policies(_ command: CurlfireCommand, host: String) throws(CLIFailure) -> ServerTrustPolicyManager? {
