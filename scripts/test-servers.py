@@ -558,6 +558,7 @@ cache_store_log none
 coredump_dir {squid_dir}
 netdb_filename none
 pinger_enable off
+strip_query_terms off
 cache deny all
 shutdown_lifetime 0 seconds
 forwarded_for delete

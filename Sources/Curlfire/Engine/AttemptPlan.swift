@@ -169,12 +169,24 @@ struct AttemptPlan: Sendable {
         if let milliseconds = options.happyEyeballsMilliseconds {
             writer.long(CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, milliseconds)
         }
-        switch options.proxy {
-        case .environment: break // libcurl reads http_proxy, https_proxy, no_proxy
-        case .none: writer.string(CURLOPT_PROXY, "")
-        case let .http(host, port), let .https(host, port), let .socks5(host, port):
-            writer.string(CURLOPT_PROXY, options.proxy.curlURL(host: host, port: port))
+        writeProxy(to: &writer)
+    }
+
+    private func writeProxy<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        guard let route = options.proxyRoute else {
+            // .none; or .environment with nothing else set, where libcurl reads http_proxy, https_proxy, no_proxy.
+            if options.proxy == .none { writer.string(CURLOPT_PROXY, "") }
+            return
         }
+        if let url = route.url { writer.string(CURLOPT_PROXY, url) }
+        if let user = route.user {
+            writer.string(CURLOPT_PROXYUSERNAME, user)
+            writer.string(CURLOPT_PROXYPASSWORD, route.password ?? "")
+        }
+        if route.negotiatesAuthentication { writer.long(CURLOPT_PROXYAUTH, cfcurl_auth_any()) }
+        if let noProxy = route.noProxy { writer.string(CURLOPT_NOPROXY, noProxy) }
+        // The lines themselves are the attempt's list (CurlAttempt: CURLOPT_PROXYHEADER).
+        if !route.headerLines.isEmpty { writer.long(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE)) }
     }
 
     private func writeTLS<Writer: CurlOptionWriter>(to writer: inout Writer) {

@@ -40,6 +40,9 @@ struct TransferOptions: Sendable {
     var cookiesEnabled = true
     /// The proxy setting.
     var proxy: SessionConfiguration.Proxy = .none
+    /// The proxy's libcurl settings (address, credentials, `noProxy`, proxy-only headers), made once
+    /// per session; `nil` when there are none.
+    var proxyRoute: ProxyRoute?
     /// User name and password for HTTP authentication (Basic, Digest, … as the server asks).
     var credential: (user: String, password: String)?
     /// Trust evaluation for HTTPS, or `nil` for libcurl's own verification against the system roots.
