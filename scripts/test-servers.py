@@ -552,7 +552,9 @@ SQUID_CONF = """\
 http_port 127.0.0.1:{http_port}
 https_port 127.0.0.1:{https_port} tls-cert={squid_dir}/proxy-chain.pem tls-key={squid_dir}/proxy.key
 {user}pid_filename {squid_dir}/squid.pid
-access_log stdio:{logs}/squid.access.log squid
+# squid's native format plus the X-Curlfire-Proxy request header (SessionConfiguration.proxyHeaders).
+logformat curlfire %ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt proxy-header=%{{X-Curlfire-Proxy}}>h
+access_log stdio:{logs}/squid.access.log curlfire
 cache_log {logs}/squid.cache.log
 cache_store_log none
 coredump_dir {squid_dir}
