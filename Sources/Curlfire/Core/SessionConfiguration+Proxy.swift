@@ -43,4 +43,25 @@ extension SessionConfiguration {
             }
         }
     }
+
+    /// How an HTTPS proxy's own certificate is checked — apart from the origins', whose
+    /// ``ServerTrustPolicy`` and ``SessionConfiguration/trustedRootCertificates`` apply to the
+    /// servers reached through the proxy's tunnel and never to the proxy.
+    public struct ProxyTrust: Sendable {
+        /// The roots the proxy's chain must lead to, instead of the system's. Empty: the system roots.
+        public var trustedRootCertificates: [Certificate]
+        /// Public keys the proxy must present one of (its leaf's), on top of a valid chain for its
+        /// host name. Empty: no pin.
+        public var pinnedPublicKeys: [PublicKey]
+
+        /// A trust setting for the HTTPS proxy.
+        ///
+        /// - Parameters:
+        ///   - trustedRootCertificates: the roots of the proxy's chain (a private CA); empty for the system roots.
+        ///   - pinnedPublicKeys: the keys the proxy may present; empty for none.
+        public init(trustedRootCertificates: [Certificate] = [], pinnedPublicKeys: [PublicKey] = []) {
+            self.trustedRootCertificates = trustedRootCertificates
+            self.pinnedPublicKeys = pinnedPublicKeys
+        }
+    }
 }

@@ -52,6 +52,9 @@ public struct SessionConfiguration: Sendable {
     /// Headers sent only to the proxy — on a `CONNECT` for HTTPS, and on requests to a plain-HTTP
     /// origin through an HTTP proxy — never to the origin through a tunnel. Empty by default.
     public var proxyHeaders: HTTPHeaders = [:]
+    /// How an ``Proxy/https(host:port:credentials:)`` proxy's certificate is checked: its own roots
+    /// and pins, kept apart from the origins' trust. `nil` by default: the system roots, host name checked.
+    public var proxyTrust: ProxyTrust?
     /// Whether redirects are followed. `true` by default.
     public var followsRedirects: Bool = true
     /// The most redirects followed before failing with ``TransportErrorCode/tooManyRedirects``. 16 by default.

@@ -198,6 +198,11 @@ public final class SessionManager: @unchecked Sendable {
             // An https+unix URL's host is the socket's path: TLS checks `localhost`, the host libcurl is given.
             let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
             options.trust = trustConfigurator(forHost: host)
+            if let trust = options.trust, proxyRoute?.isHTTPS == true {
+                // libcurl calls the TLS context callback for the proxy's handshake too: the origin's
+                // policy must only see the origin's, inside the tunnel.
+                options.trust = TunnelledTrust(origin: trust)
+            }
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {
                 options.clientCertificate = ClientCertificateFiles(

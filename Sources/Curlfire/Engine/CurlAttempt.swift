@@ -396,6 +396,14 @@ final class CurlAttempt: @unchecked Sendable {
         // libcurl's own timeouts (connect, low speed) are both timeoutIntervalForRequest: reported as
         // Curlfire's idle timeout, which names the setting and its value, not "Operation too slow".
         if code == CURLE_OPERATION_TIMEDOUT { return .idleTimeout(seconds: options.requestTimeout) }
+        if let route = options.proxyRoute, route.isHTTPS, let easy,
+           code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+           !(200..<300).contains(CurlInfo.long(easy, CURLINFO_HTTP_CONNECTCODE)) {
+            // Before the tunnel: the HTTPS proxy's own certificate (SessionConfiguration.proxyTrust).
+            let reason = code == CURLE_SSL_PINNEDPUBKEYNOTMATCH ? .publicKeyPinMismatch
+                : verificationFailure(CurlInfo.long(easy, CURLINFO_PROXY_SSL_VERIFYRESULT))
+            return .trustRejected(host: route.host, reason: reason)
+        }
         let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
            options.trust != nil, let reason = trustFailure {
@@ -413,7 +421,11 @@ final class CurlAttempt: @unchecked Sendable {
     /// Why libcurl's own verification (no policy for the host) rejected the server, from OpenSSL's
     /// verify result; a zero result with a failure means libcurl's host-name check refused it.
     private func defaultVerificationFailure(_ easy: UnsafeMutableRawPointer) -> CurlfireError.ServerTrustFailureReason {
-        let result = CurlInfo.long(easy, CURLINFO_SSL_VERIFYRESULT)
+        verificationFailure(CurlInfo.long(easy, CURLINFO_SSL_VERIFYRESULT))
+    }
+
+    /// The reason for OpenSSL's verify `result` of a rejected chain.
+    private func verificationFailure(_ result: Int) -> CurlfireError.ServerTrustFailureReason {
         switch Int32(result) {
         case X509_V_OK: return .hostMismatch
         case X509_V_ERR_CERT_HAS_EXPIRED: return .certificateExpired

@@ -18,6 +18,15 @@ final class ProxyRoute: Sendable {
     let headerLines: [String]
     /// The `host:port` named in ``CurlfireError/proxyAuthenticationRequired(proxy:)``.
     let displayName: String
+    /// The proxy's host (its certificate's, for an HTTPS proxy).
+    let host: String
+    /// Whether TLS runs to the proxy itself (an HTTPS proxy).
+    let isHTTPS: Bool
+    /// `CURLOPT_PROXY_CAINFO_BLOB`: the roots of ``SessionConfiguration/ProxyTrust``, replacing the
+    /// system's; `nil` for the system roots.
+    let trustedRootsPEM: [UInt8]?
+    /// `CURLOPT_PROXY_PINNEDPUBLICKEY`: `sha256//…;sha256//…`, or `nil`.
+    let pinnedPublicKeys: String?
 
     /// Makes the route of a configuration, or `nil` when it changes nothing libcurl would do with
     /// `CURLOPT_PROXY` alone (``SessionConfiguration/Proxy/none``, no lists).
@@ -30,6 +39,11 @@ final class ProxyRoute: Sendable {
 
     private init(_ configuration: SessionConfiguration) {
         let proxy = configuration.proxy
+        if case .https = proxy { isHTTPS = true } else { isHTTPS = false }
+        host = proxy.endpoint?.host ?? ""
+        let trust = configuration.proxyTrust
+        trustedRootsPEM = trust.flatMap { $0.trustedRootCertificates.isEmpty ? nil : DNSOverHTTPS.pem($0.trustedRootCertificates) }
+        pinnedPublicKeys = trust.flatMap { $0.pinnedPublicKeys.isEmpty ? nil : $0.pinnedPublicKeys.map(\.pin).joined(separator: ";") }
         if let endpoint = proxy.endpoint {
             url = proxy.curlURL(host: endpoint.host, port: endpoint.port)
             displayName = "\(endpoint.host.contains(":") && !endpoint.host.hasPrefix("[") ? "[\(endpoint.host)]" : endpoint.host):\(endpoint.port)"

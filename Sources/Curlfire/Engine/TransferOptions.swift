@@ -83,7 +83,12 @@ final class DNSOverHTTPS: Sendable {
 
     init(url: String, trustedRoots: [Certificate]) {
         self.url = url
-        trustedRootsPEM = trustedRoots.isEmpty ? nil : Array(trustedRoots.map { certificate in
+        trustedRootsPEM = trustedRoots.isEmpty ? nil : Self.pem(trustedRoots)
+    }
+
+    /// Certificates as one PEM bundle, the form of libcurl's `*_CAINFO_BLOB` options.
+    static func pem(_ certificates: [Certificate]) -> [UInt8] {
+        Array(certificates.map { certificate in
             let base64 = certificate.derData.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
             return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
         }.joined().utf8)

@@ -28,6 +28,7 @@ final class AttemptPlanProxyTests: XCTestCase {
         XCTAssertEqual(string(recorder, CURLOPT_PROXY), "http://127.0.0.1:3128")
         XCTAssertFalse(recorder.strings.keys.contains(CURLOPT_PROXYUSERNAME.rawValue))
         XCTAssertNil(recorder.longs[CURLOPT_PROXYAUTH.rawValue], "no credentials, no authentication to negotiate")
+        XCTAssertEqual(recorder.longs[CURLOPT_SUPPRESS_CONNECT_HEADERS.rawValue], 1, "a tunnel's 200 is not the response")
     }
 
     func testThatCredentialsGoToTheProxyWithEveryScheme() throws {
@@ -93,6 +94,32 @@ final class AttemptPlanProxyTests: XCTestCase {
         configuration.proxyHeaders = ["X-Bad": "a\r\nInjected: yes"]
         let session = SessionManager(configuration: configuration)
         XCTAssertEqual(session.unsafeDefaultHeader, "X-Bad")
+    }
+
+    func testThatAnHTTPSProxyGetsItsOwnRootsAndPinsAndTheOriginsPolicyOnlyInsideTheTunnel() throws {
+        let root = try TrustTestPKI.certificate("root-ca.pem")
+        let key = try XCTUnwrap(PublicKey(pin: "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()))
+        var configuration = SessionConfiguration()
+        configuration.proxy = .https(host: "proxy.test", port: 8443)
+        configuration.proxyTrust = .init(trustedRootCertificates: [root], pinnedPublicKeys: [key, key])
+        let (_, recorder) = try written(configuration, url: "http://origin.test/")
+        XCTAssertEqual(recorder.blobs[CURLOPT_PROXY_CAINFO_BLOB.rawValue], DNSOverHTTPS.pem([root]))
+        XCTAssertEqual(recorder.strings[CURLOPT_PROXY_CAINFO.rawValue], .some(nil), "only the proxy's own roots")
+        XCTAssertEqual(recorder.strings[CURLOPT_PROXY_CAPATH.rawValue], .some(nil))
+        XCTAssertEqual(string(recorder, CURLOPT_PROXY_PINNEDPUBLICKEY), "\(key.pin);\(key.pin)")
+        XCTAssertNil(recorder.blobs[CURLOPT_CAINFO_BLOB.rawValue], "the origin's CA store is not the proxy's")
+        // An HTTPS origin with a policy: its evaluation skips the proxy's handshake.
+        let session = SessionManager(configuration: configuration, serverTrustPolicyManager: ServerTrustPolicyManager(
+            policies: ["origin.test": .pinPublicKeys(publicKeys: [key], validateCertificateChain: true, validateHost: true)]))
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "https://origin.test/")))
+        let options = session.planOptions(for: request, credential: nil, reportsProgress: false, followsWithoutAsking: true)
+        let tunnelled = try XCTUnwrap(options.trust as? TunnelledTrust)
+        XCTAssertEqual((tunnelled.origin as? TLSTrustBridge)?.host, "origin.test")
+        configuration.proxy = .http(host: "proxy.test", port: 3128)
+        let plain = SessionManager(configuration: configuration, serverTrustPolicyManager: ServerTrustPolicyManager(
+            policies: ["origin.test": .pinPublicKeys(publicKeys: [key], validateCertificateChain: true, validateHost: true)]))
+        let direct = plain.planOptions(for: request, credential: nil, reportsProgress: false, followsWithoutAsking: true)
+        XCTAssertTrue(direct.trust is TLSTrustBridge, "no TLS to an HTTP proxy: the origin's bridge as is")
     }
 
     func testThatASessionWithoutAProxyHasNoRoute() throws {
