@@ -84,7 +84,7 @@ playgrounds: deps
 	SWIFT=$(SWIFT) SWIFT_TRAITS="$(SWIFT_TRAITS)" PYTHON=$(PYTHON) scripts/run-playgrounds.sh $(STATE_DIR)
 
 servers: deps
-	$(SERVERS) start --state-dir $(STATE_DIR) --nginx
+	$(SERVERS) start --state-dir $(STATE_DIR) --nginx --squid
 
 stop-servers:
 	$(SERVERS) stop --state-dir $(STATE_DIR)

@@ -1012,6 +1012,22 @@ def cmd_selfcheck(args):
             ("nginx ocsp revoked, --cert-status", False,
              ca + ["--cert-status", servers["nginx_ocsp"]["revoked"] + "/small.txt"]),
         ]
+    if servers.get("squid"):
+        squid = servers["squid"]
+        proxy = ["-x", f"http://127.0.0.1:{squid['http_port']}"]
+        user = ["-U", f"{squid['user']}:{squid['password']}"]
+        proxy_ca = sd.root / "squid-proxy-ca.pem"  # squid sends its leaf alone
+        write_atomic(proxy_ca, (pki / "root-ca.pem").read_bytes() + (pki / "intermediate-ca.pem").read_bytes())
+        tls_proxy = ["-x", f"https://localhost:{squid['https_port']}", "--proxy-cacert", str(proxy_ca)]
+        checks += [
+            ("squid without credentials (407)", False, proxy + [servers["httpbin"] + "/get"]),
+            ("squid with credentials", True, proxy + user + [servers["httpbin"] + "/get"]),
+            ("squid, wrong password", False, proxy + ["-U", f"{squid['user']}:wrong", servers["httpbin"] + "/get"]),
+            ("squid CONNECT to valid", True, proxy + user + ca + [https["valid"] + "/get"]),
+            ("squid over TLS, its own CA", True, tls_proxy + user + [servers["httpbin"] + "/get"]),
+            ("squid over TLS, system roots only", False,
+             ["-x", f"https://localhost:{squid['https_port']}"] + user + [servers["httpbin"] + "/get"]),
+        ]
     failures = 0
     for label, expect_ok, argv in checks:
         r = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-f", "--max-time", "10", *argv],
