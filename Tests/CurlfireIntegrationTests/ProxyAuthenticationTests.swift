@@ -74,4 +74,20 @@ final class ProxyAuthenticationTests: XCTestCase {
         }
         XCTAssertFalse(servers.accessLogLines("squid", containing: "TCP_DENIED/407").isEmpty, "squid refused them itself")
     }
+
+    func testThatAWebSocketTunnelRefusedByTheProxyIsTyped() async throws {
+        let (servers, squid) = try squid()
+        let target = "ws://127.0.0.1:1/echo" // nothing listens: only the proxy's answer matters
+        let wrong = try session(.http(host: "127.0.0.1", port: squid.http_port, credentials: credential(squid, password: "wrong")),
+                                servers: servers)
+        let (_, refused) = await collect(wrong.webSocketRequest(target))
+        guard case .proxyAuthenticationRequired(proxy: "127.0.0.1:\(squid.http_port)")? = refused else {
+            return XCTFail("\(String(describing: refused))")
+        }
+        // The right credentials pass the proxy, which then cannot reach the target: another error.
+        let right = try session(.http(host: "127.0.0.1", port: squid.http_port, credentials: credential(squid)), servers: servers)
+        let (_, unreachable) = await collect(right.webSocketRequest(target))
+        XCTAssertNotNil(unreachable)
+        if case .proxyAuthenticationRequired? = unreachable { XCTFail("squid accepted these credentials") }
+    }
 }
