@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""A tiny SOCKS5 proxy for tests (RFC 1928, CONNECT only, no authentication), loopback only.
+"""A tiny SOCKS5 proxy for tests (RFC 1928, CONNECT only), loopback only.
+
+Without options it asks for no authentication. With --user U --password P it requires the
+username/password method (RFC 1929) with exactly those, and logs "AUTH user -> ok" or
+"AUTH user -> rejected" (or "AUTH -> no acceptable method" when the client offers none).
 
 Listens on 127.0.0.1 (port 0), prints {"socks5": PORT} as its first line, then relays. It connects
 only to loopback targets (127.0.0.0/8, ::1, or the name "localhost"); any other target gets reply
@@ -65,16 +69,36 @@ def reply(sock, code):
     sock.sendall(struct.pack("!BBBB4sH", 5, code, 0, 1, b"\0\0\0\0", 0))
 
 
-def serve(client, log_path):
+def authenticate(client, log_path, credentials):
+    """RFC 1929: the client's user name and password, checked against `credentials`."""
+    version, length = recv_exact(client, 2)
+    user = recv_exact(client, length)
+    password = recv_exact(client, recv_exact(client, 1)[0])
+    name = user.decode("utf-8", "replace")
+    if version == 1 and (user, password) == credentials:
+        log(log_path, f"AUTH {name} -> ok")
+        client.sendall(b"\x01\x00")
+        return True
+    log(log_path, f"AUTH {name} -> rejected")
+    client.sendall(b"\x01\x01")
+    return False
+
+
+def serve(client, log_path, credentials=None):
     client.settimeout(10)
     upstream = None
     try:
         version, count = recv_exact(client, 2)
         methods = recv_exact(client, count)
-        if version != 5 or 0 not in methods:
+        method = 2 if credentials else 0
+        if version != 5 or method not in methods:
+            if credentials:
+                log(log_path, "AUTH -> no acceptable method")
             client.sendall(b"\x05\xff")
             return
-        client.sendall(b"\x05\x00")
+        client.sendall(bytes([5, method]))
+        if credentials and not authenticate(client, log_path, credentials):
+            return
         version, command, _, atyp = recv_exact(client, 4)
         if atyp == 1:
             host = socket.inet_ntoa(recv_exact(client, 4))
@@ -131,7 +155,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log")
     parser.add_argument("--parent-pid", type=int)
+    parser.add_argument("--user", help="require RFC 1929 username/password authentication with this user")
+    parser.add_argument("--password", default="")
     args = parser.parse_args()
+    credentials = (args.user.encode(), args.password.encode()) if args.user else None
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -140,7 +167,7 @@ def main():
     def accept_loop():
         while True:
             client, _ = listener.accept()
-            threading.Thread(target=serve, args=(client, args.log), daemon=True).start()
+            threading.Thread(target=serve, args=(client, args.log, credentials), daemon=True).start()
 
     threading.Thread(target=accept_loop, daemon=True).start()
     announce_and_wait({"socks5": listener.getsockname()[1]}, args.parent_pid)

@@ -54,6 +54,8 @@ static inline size_t cfcurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 
 /* CURLAUTH_* are unsigned long casts of shifted bits: not imported. */
 static inline long cfcurl_auth_basic_digest(void) { return (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST); }
+/* Every proxy authentication scheme libcurl has (Basic, Digest, NTLM, Negotiate, …): CURLAUTH_ANY. */
+static inline long cfcurl_auth_any(void) { return (long)CURLAUTH_ANY; }
 
 /* curl_multi_info_read returns a struct whose `data` is a union: read the result code here. */
 static inline CURLcode cfcurl_msg_result(const CURLMsg *msg) { return msg->data.result; }

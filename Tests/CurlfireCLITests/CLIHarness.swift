@@ -21,22 +21,45 @@ struct CLIServers: Decodable, Sendable {
     let large_file_size: Int?
     let large_file_sha256: String?
     let logs: [String: String]
+    /// The authenticating squid proxy, when started (``withSquid()``).
+    let squid: Squid?
+
+    /// squid's ports and its one user (scripts/test-servers.py --squid).
+    struct Squid: Decodable, Sendable {
+        let http_port: Int
+        let https_port: Int
+        let user: String
+        let password: String
+    }
 
     func pkiFile(_ name: String) -> String { pki + "/" + name }
 
     private static let cache = Mutex<Result<CLIServers, CLIHarnessError>?>(nil)
+    private static let squidCache = Mutex<Result<CLIServers, CLIHarnessError>?>(nil)
 
     /// Starts (or reuses) the servers once per test process.
     static func shared() throws -> CLIServers {
         try cache.withLock { cached in
             if let cached { return try cached.get() }
-            let result = Result { () throws(CLIHarnessError) in try start() }
+            let result = Result { () throws(CLIHarnessError) in try start(extraArguments: []) }
             cached = result
             return try result.get()
         }
     }
 
-    private static func start() throws(CLIHarnessError) -> CLIServers {
+    /// The same servers plus the authenticating squid proxy, started once per test process.
+    static func withSquid() throws -> (CLIServers, Squid) {
+        let servers = try squidCache.withLock { cached in
+            if let cached { return try cached.get() }
+            let result = Result { () throws(CLIHarnessError) in try start(extraArguments: ["--squid"]) }
+            cached = result
+            return try result.get()
+        }
+        guard let squid = servers.squid else { throw CLIHarnessError("servers.json names no squid proxy") }
+        return (servers, squid)
+    }
+
+    private static func start(extraArguments: [String]) throws(CLIHarnessError) -> CLIServers {
         if let existing = ProcessInfo.processInfo.environment["CURLFIRE_TEST_SERVERS_JSON"], !existing.isEmpty {
             guard let data = FileManager.default.contents(atPath: existing) else {
                 throw CLIHarnessError("CURLFIRE_TEST_SERVERS_JSON=\(existing) is not readable")
@@ -50,7 +73,7 @@ struct CLIServers: Decodable, Sendable {
         let result: SubprocessResult
         do {
             result = try Subprocess.run(["python3", root + "/scripts/test-servers.py", "start", "--state-dir", state,
-                                         "--parent-pid", String(getpid()), "--nginx"],
+                                         "--parent-pid", String(getpid()), "--nginx"] + extraArguments,
                                         errorOutput: .file(log), currentDirectory: root)
         } catch {
             throw CLIHarnessError("cannot run scripts/test-servers.py: \(error)")

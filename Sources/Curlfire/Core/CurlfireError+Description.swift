@@ -50,6 +50,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case let .eventStreamFailed(reason): return "The event stream failed: \(Self.clause(reason.description))"
         case let .invalidTimeout(name, value):
             return "The timeout \(name) must be a positive, finite number of seconds, not \(value); nothing was sent."
+        case let .proxyAuthenticationRequired(proxy):
+            return "The proxy \(proxy) requires authentication: it refused the proxy credentials, or none were given."
         case let .invalidHostResolution(host):
             return "The fixed address entry for \(host) is not usable (host, port 1...65535, IPv4 or IPv6 addresses); nothing was sent."
         case let .invalidBandwidthLimit(name, bytesPerSecond):

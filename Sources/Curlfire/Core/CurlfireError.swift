@@ -67,6 +67,11 @@ public enum CurlfireError: Error, Sendable {
     /// An entry of ``SessionConfiguration/hostResolutions`` for `host` is not usable (a host with
     /// `:` or `,`, a port outside 1...65535, no address, or one that is not IPv4 or IPv6); nothing was sent.
     case invalidHostResolution(host: String)
+    /// The proxy at `proxy` (`host:port`) refused the credentials of ``SessionConfiguration/Proxy``,
+    /// or asked for some where none were given: an HTTP or HTTPS proxy's `407 Proxy Authentication
+    /// Required` (to a request or to the `CONNECT` of a tunnel), or a SOCKS5 proxy rejecting the
+    /// user name and password or offering no method the client can use.
+    case proxyAuthenticationRequired(proxy: String)
 
     /// Why a streamed request body failed.
     public enum BodyStreamFailureReason: Sendable {

@@ -17,29 +17,6 @@ public struct SessionConfiguration: Sendable {
         case http2PriorKnowledge
     }
 
-    /// Which proxy to use.
-    public enum Proxy: Sendable, Hashable {
-        /// No proxy, whatever the environment says. The default: a server process should not
-        /// change where its traffic goes because of an inherited environment variable.
-        case none
-        /// libcurl's environment variables: `http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`.
-        case environment
-        /// An HTTP proxy.
-        case http(host: String, port: Int)
-        /// An HTTPS proxy (TLS to the proxy).
-        case https(host: String, port: Int)
-        /// A SOCKS5 proxy; names are resolved by the proxy.
-        case socks5(host: String, port: Int)
-
-        func curlURL(host: String, port: Int) -> String {
-            switch self {
-            case .https: return "https://\(host):\(port)"
-            case .socks5: return "socks5h://\(host):\(port)"
-            default: return "http://\(host):\(port)"
-            }
-        }
-    }
-
     /// The default configuration.
     public static var `default`: SessionConfiguration { SessionConfiguration() }
 
@@ -67,6 +44,17 @@ public struct SessionConfiguration: Sendable {
     public var httpShouldSetCookies: Bool = true
     /// The proxy. ``Proxy/none`` by default (environment variables are ignored unless asked for).
     public var proxy: Proxy = .none
+    /// Hosts reached without the ``proxy``, as curl's `--noproxy`: a host name (`example.com` also
+    /// covers its subdomains, `.example.com` only them), an IP address, a CIDR range
+    /// (`10.0.0.0/8`, `fd00::/8`), or `*` for every host. Empty by default. With
+    /// ``Proxy/environment`` a non-empty list replaces `no_proxy`.
+    public var noProxy: [String] = []
+    /// Headers sent only to the proxy — on a `CONNECT` for HTTPS, and on requests to a plain-HTTP
+    /// origin through an HTTP proxy — never to the origin through a tunnel. Empty by default.
+    public var proxyHeaders: HTTPHeaders = [:]
+    /// How an ``Proxy/https(host:port:credentials:)`` proxy's certificate is checked: its own roots
+    /// and pins, kept apart from the origins' trust. `nil` by default: the system roots, host name checked.
+    public var proxyTrust: ProxyTrust?
     /// Whether redirects are followed. `true` by default.
     public var followsRedirects: Bool = true
     /// The most redirects followed before failing with ``TransportErrorCode/tooManyRedirects``. 16 by default.

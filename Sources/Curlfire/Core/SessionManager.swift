@@ -107,6 +107,7 @@ public final class SessionManager: @unchecked Sendable {
         self.configuration = configuration
         self.cachedResponseHandler = cachedResponseHandler
         unsafeDefaultHeader = configuration.httpAdditionalHeaders.firstUnsafeHeaderName
+            ?? configuration.proxyHeaders.firstUnsafeHeaderName
         eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
@@ -119,6 +120,7 @@ public final class SessionManager: @unchecked Sendable {
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        proxyRoute = ProxyRoute.make(configuration)
         dnsOverHTTPS = configuration.dnsOverHTTPSURL.map {
             DNSOverHTTPS(url: $0.absoluteString, trustedRoots: configuration.trustedRootCertificates)
         }
@@ -136,6 +138,8 @@ public final class SessionManager: @unchecked Sendable {
     private let connectionPool: ConnectionPoolSettings?
     /// The DNS-over-HTTPS endpoint, made once.
     private let dnsOverHTTPS: DNSOverHTTPS?
+    /// The proxy's libcurl settings, made once; `nil` when the session has none to set.
+    private let proxyRoute: ProxyRoute?
 
     /// The default headers as libcurl lines, made once.
     private let sessionHeaderLines: SessionHeaderLines
@@ -170,6 +174,7 @@ public final class SessionManager: @unchecked Sendable {
         options.sessionHeaderLines = sessionHeaderLines
         options.cookiesEnabled = configuration.httpShouldSetCookies
         options.proxy = configuration.proxy
+        options.proxyRoute = proxyRoute
         options.credential = credential
         options.receiveBufferSize = configuration.receiveBufferSize
         options.connectTo = connectToEntries
@@ -193,6 +198,11 @@ public final class SessionManager: @unchecked Sendable {
             // An https+unix URL's host is the socket's path: TLS checks `localhost`, the host libcurl is given.
             let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
             options.trust = trustConfigurator(forHost: host)
+            if let trust = options.trust, proxyRoute?.isHTTPS == true {
+                // libcurl calls the TLS context callback for the proxy's handshake too: the origin's
+                // policy must only see the origin's, inside the tunnel.
+                options.trust = TunnelledTrust(origin: trust)
+            }
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {
                 options.clientCertificate = ClientCertificateFiles(

@@ -28,6 +28,14 @@ enum AttemptEnding: Sendable {
     case transportError(code: CURLcode, message: String, headComplete: Bool)
     /// The session's engine stopped before the attempt could finish.
     case sessionDeinitialized
+    /// The proxy (`host:port`) refused the request's credentials, or asked for some.
+    case proxyAuthenticationRequired(proxy: String)
+
+    /// Whether the proxy refused to carry the attempt (its answer is then not a response).
+    var isProxyRefusal: Bool {
+        if case .proxyAuthenticationRequired = self { return true }
+        return false
+    }
 
     /// The error the attempt reports, `nil` when it completed.
     var error: CurlfireError? {
@@ -51,6 +59,8 @@ enum AttemptEnding: Sendable {
                                       message: Self.message(code, message: message, headComplete: headComplete))
         case .sessionDeinitialized:
             return .sessionDeinitialized
+        case let .proxyAuthenticationRequired(proxy):
+            return .proxyAuthenticationRequired(proxy: proxy)
         }
     }
 

@@ -169,12 +169,35 @@ struct AttemptPlan: Sendable {
         if let milliseconds = options.happyEyeballsMilliseconds {
             writer.long(CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, milliseconds)
         }
-        switch options.proxy {
-        case .environment: break // libcurl reads http_proxy, https_proxy, no_proxy
-        case .none: writer.string(CURLOPT_PROXY, "")
-        case let .http(host, port), let .https(host, port), let .socks5(host, port):
-            writer.string(CURLOPT_PROXY, options.proxy.curlURL(host: host, port: port))
+        writeProxy(to: &writer)
+    }
+
+    private func writeProxy<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        if options.proxy == .none {
+            writer.string(CURLOPT_PROXY, "")
+            return
         }
+        // A tunnel's `200 Connection established` is not the response: without it a request whose
+        // origin fails the handshake would look answered.
+        writer.long(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        // Without a route: .environment alone, where libcurl reads http_proxy, https_proxy, no_proxy.
+        guard let route = options.proxyRoute else { return }
+        if let url = route.url { writer.string(CURLOPT_PROXY, url) }
+        if let user = route.user {
+            writer.string(CURLOPT_PROXYUSERNAME, user)
+            writer.string(CURLOPT_PROXYPASSWORD, route.password ?? "")
+        }
+        if route.negotiatesAuthentication { writer.long(CURLOPT_PROXYAUTH, cfcurl_auth_any()) }
+        if let noProxy = route.noProxy { writer.string(CURLOPT_NOPROXY, noProxy) }
+        if let roots = route.trustedRootsPEM {
+            // Only these roots: the default bundle and directory would add the system's.
+            writer.string(CURLOPT_PROXY_CAINFO, nil)
+            writer.string(CURLOPT_PROXY_CAPATH, nil)
+            writer.blob(CURLOPT_PROXY_CAINFO_BLOB, roots)
+        }
+        if let pins = route.pinnedPublicKeys { writer.string(CURLOPT_PROXY_PINNEDPUBLICKEY, pins) }
+        // The lines themselves are the attempt's list (CurlAttempt: CURLOPT_PROXYHEADER).
+        if !route.headerLines.isEmpty { writer.long(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE)) }
     }
 
     private func writeTLS<Writer: CurlOptionWriter>(to writer: inout Writer) {

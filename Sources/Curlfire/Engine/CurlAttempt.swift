@@ -55,6 +55,7 @@ final class CurlAttempt: @unchecked Sendable {
     private let ownsHeaderList: Bool
     private var connectToList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
+    private var proxyHeaderList: UnsafeMutablePointer<curl_slist>?
     private var head = ResponseHead()
     private var firstByteTime: TimeInterval?
     private var tls: (version: String?, cipher: String?) = (nil, nil)
@@ -135,6 +136,7 @@ final class CurlAttempt: @unchecked Sendable {
         if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
         if let resolveList { curl_slist_free_all(resolveList) }
+        if let proxyHeaderList { curl_slist_free_all(proxyHeaderList) }
         errorBuffer.deallocate()
     }
 
@@ -211,6 +213,10 @@ final class CurlAttempt: @unchecked Sendable {
         if !options.resolveEntries.isEmpty {
             for entry in options.resolveEntries { resolveList = curl_slist_append(resolveList, entry) }
             set(cfcurl_easy_setopt_slist(easy, CURLOPT_RESOLVE, resolveList), CURLOPT_RESOLVE)
+        }
+        if let lines = options.proxyRoute?.headerLines, !lines.isEmpty {
+            for line in lines { proxyHeaderList = curl_slist_append(proxyHeaderList, line) }
+            set(cfcurl_easy_setopt_slist(easy, CURLOPT_PROXYHEADER, proxyHeaderList), CURLOPT_PROXYHEADER)
         }
         if options.receiveBufferSize > 0 {
             // libcurl 7.88 refuses a new size once the handle has allocated its buffer (a pooled
@@ -360,7 +366,8 @@ final class CurlAttempt: @unchecked Sendable {
         if let easy {
             metrics = CurlInfo.metrics(easy, requestURL: request.url, startDate: Date(timeIntervalSinceReferenceDate: startTime),
                                        tls: tls)
-            if head.statusCode > 0, let url = metrics?.effectiveURL ?? request.url {
+            // A proxy's refusal (its 407 page) is not the origin's response.
+            if head.statusCode > 0, !ending.isProxyRefusal, let url = metrics?.effectiveURL ?? request.url {
                 response = LazyResponse(head: head, url: url)
             }
         }
@@ -379,11 +386,24 @@ final class CurlAttempt: @unchecked Sendable {
     /// How the attempt ended, from libcurl's code and what the callbacks saw.
     private func ending(for code: CURLcode, trustFailure: CurlfireError.ServerTrustFailureReason?) -> AttemptEnding {
         if cancelled { return .cancelled }
+        if let route = options.proxyRoute, let easy, ProxyRefusal.refused(
+            code: code, status: head.statusCode, connectStatus: CurlInfo.long(easy, CURLINFO_HTTP_CONNECTCODE),
+            proxyError: CurlInfo.long(easy, CURLINFO_PROXY_ERROR), tunnelled: isHTTPS) {
+            return .proxyAuthenticationRequired(proxy: route.displayName)
+        }
         if code == CURLE_OK { return .completed }
         if let failure = reader.failure { return .bodyReadFailure(failure) }
         // libcurl's own timeouts (connect, low speed) are both timeoutIntervalForRequest: reported as
         // Curlfire's idle timeout, which names the setting and its value, not "Operation too slow".
         if code == CURLE_OPERATION_TIMEDOUT { return .idleTimeout(seconds: options.requestTimeout) }
+        if let route = options.proxyRoute, route.isHTTPS, let easy,
+           code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+           !(200..<300).contains(CurlInfo.long(easy, CURLINFO_HTTP_CONNECTCODE)) {
+            // Before the tunnel: the HTTPS proxy's own certificate (SessionConfiguration.proxyTrust).
+            let reason = code == CURLE_SSL_PINNEDPUBKEYNOTMATCH ? .publicKeyPinMismatch
+                : verificationFailure(CurlInfo.long(easy, CURLINFO_PROXY_SSL_VERIFYRESULT))
+            return .trustRejected(host: route.host, reason: reason)
+        }
         let host = request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
            options.trust != nil, let reason = trustFailure {
@@ -401,7 +421,11 @@ final class CurlAttempt: @unchecked Sendable {
     /// Why libcurl's own verification (no policy for the host) rejected the server, from OpenSSL's
     /// verify result; a zero result with a failure means libcurl's host-name check refused it.
     private func defaultVerificationFailure(_ easy: UnsafeMutableRawPointer) -> CurlfireError.ServerTrustFailureReason {
-        let result = CurlInfo.long(easy, CURLINFO_SSL_VERIFYRESULT)
+        verificationFailure(CurlInfo.long(easy, CURLINFO_SSL_VERIFYRESULT))
+    }
+
+    /// The reason for OpenSSL's verify `result` of a rejected chain.
+    private func verificationFailure(_ result: Int) -> CurlfireError.ServerTrustFailureReason {
         switch Int32(result) {
         case X509_V_OK: return .hostMismatch
         case X509_V_ERR_CERT_HAS_EXPIRED: return .certificateExpired

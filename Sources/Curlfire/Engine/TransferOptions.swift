@@ -40,6 +40,9 @@ struct TransferOptions: Sendable {
     var cookiesEnabled = true
     /// The proxy setting.
     var proxy: SessionConfiguration.Proxy = .none
+    /// The proxy's libcurl settings (address, credentials, `noProxy`, proxy-only headers), made once
+    /// per session; `nil` when there are none.
+    var proxyRoute: ProxyRoute?
     /// User name and password for HTTP authentication (Basic, Digest, … as the server asks).
     var credential: (user: String, password: String)?
     /// Trust evaluation for HTTPS, or `nil` for libcurl's own verification against the system roots.
@@ -80,7 +83,12 @@ final class DNSOverHTTPS: Sendable {
 
     init(url: String, trustedRoots: [Certificate]) {
         self.url = url
-        trustedRootsPEM = trustedRoots.isEmpty ? nil : Array(trustedRoots.map { certificate in
+        trustedRootsPEM = trustedRoots.isEmpty ? nil : Self.pem(trustedRoots)
+    }
+
+    /// Certificates as one PEM bundle, the form of libcurl's `*_CAINFO_BLOB` options.
+    static func pem(_ certificates: [Certificate]) -> [UInt8] {
+        Array(certificates.map { certificate in
             let base64 = certificate.derData.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
             return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
         }.joined().utf8)

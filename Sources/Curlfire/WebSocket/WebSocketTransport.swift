@@ -94,6 +94,11 @@ final class WebSocketTransport: @unchecked Sendable {
     }
 
     private func failure(_ code: CURLcode, trustFailure: CurlfireError.ServerTrustFailureReason?) -> CurlfireError {
+        if let route = plan.options.proxyRoute, ProxyRefusal.refused(
+            code: code, status: 0, connectStatus: CurlInfo.long(easy, CURLINFO_HTTP_CONNECTCODE),
+            proxyError: CurlInfo.long(easy, CURLINFO_PROXY_ERROR), tunnelled: true) {
+            return .proxyAuthenticationRequired(proxy: route.displayName)
+        }
         let host = plan.request.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, plan.options.trust != nil,
            let trustFailure {

@@ -74,6 +74,13 @@ struct CurlfireCommand: AsyncParsableCommand {
         if transfer.unixSocket != nil, transfer.abstractUnixSocket != nil {
             throw ValidationError("--unix-socket and --abstract-unix-socket do not go together")
         }
+        if let proxy = transfer.proxy, ProxyText.parse(proxy) == nil {
+            throw ValidationError("--proxy \(proxy): expected [http|https|socks5|socks5h://]host[:port]")
+        }
+        if let user = transfer.proxyUser {
+            if ProxyText.credential(user) == nil { throw ValidationError("--proxy-user takes user:pass") }
+            if transfer.proxy == nil { throw ValidationError("--proxy-user needs --proxy") }
+        }
         if transfer.maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let auth = transfer.auth, !auth.contains(":") { throw ValidationError("--auth takes user:pass") }
         if webSocket.enabled, download.download { throw ValidationError("--ws and --download do not go together") }

@@ -142,6 +142,15 @@ struct TransferOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Connect through this Linux abstract Unix socket (its name, without the leading NUL).", valueName: "name"))
     var abstractUnixSocket: String?
+
+    @Option(name: [.customShort("x"), .long], help: ArgumentHelp("Use this proxy: http:// (the default), https://, socks5:// or socks5h://, with an optional port.", valueName: "[scheme://]host[:port]"))
+    var proxy: String?
+
+    @Option(name: [.customShort("U"), .long], help: ArgumentHelp("The proxy's user name and password (Basic, Digest, NTLM or Negotiate, as the proxy asks; SOCKS5's own).", valueName: "user:pass"))
+    var proxyUser: String?
+
+    @Option(help: ArgumentHelp("Hosts reached without the proxy: names (with their subdomains), addresses, CIDR ranges, or * for all; comma-separated.", valueName: "list"))
+    var noproxy: String?
 }
 
 /// WebSocket options.

@@ -29,6 +29,12 @@ enum SessionFactory {
             configuration.maximumUploadBytesPerSecond = rate
         }
         configuration.unixSocketPath = command.transfer.unixSocket ?? command.transfer.abstractUnixSocket.map { "@" + $0 }
+        if let proxy = command.transfer.proxy {
+            configuration.proxy = ProxyText.parse(proxy, credentials: command.transfer.proxyUser.flatMap(ProxyText.credential)) ?? .none
+        }
+        if let hosts = command.transfer.noproxy {
+            configuration.noProxy = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         configuration.followsRedirects = command.transfer.follow
         configuration.maximumRedirects = command.transfer.maxRedirects
         for name in prepared.removedHeaders {

@@ -42,6 +42,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             return .usage
         case .serverTrustEvaluationFailed:
             return .tls
+        case .proxyAuthenticationRequired:
+            return .connection
         case let .sessionTaskFailed(code, _):
             return forTransport(code)
         case .multipartEncodingFailed, .downloadedFileMoveFailed, .uploadableReadFailed, .invalidResumeData:
@@ -79,7 +81,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         6  timeout
         7  TLS failure: untrusted certificate, pin mismatch, handshake, client
            identity
-        8  connection failure: refused, DNS, reset
+        8  connection failure: refused, DNS, reset, proxy authentication
         9  other transport or I/O error: malformed reply, too many redirects,
            a file that cannot be read or written
         """

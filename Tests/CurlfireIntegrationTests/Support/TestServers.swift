@@ -54,8 +54,19 @@ struct TestServerSet: Sendable {
     let largeFile: URL?
     let largeFileSize: Int?
     let largeFileSHA256: String?
-    /// Access log per server: "httpbin", the variant names, "nginx".
+    /// Access log per server: "httpbin", the variant names, "nginx", and "squid" when it runs.
     let logs: [String: URL]
+    /// The authenticating squid proxy, when started (``TestServers/withSquid()``).
+    var squid: SquidProxy?
+
+    /// squid on 127.0.0.1 with Basic authentication: a plain-HTTP port and a TLS port (the test
+    /// PKI's `localhost` leaf, sent without its intermediate).
+    struct SquidProxy: Sendable, Decodable {
+        let http_port: Int
+        let https_port: Int
+        let user: String
+        let password: String
+    }
 
     /// The HTTPS server for a certificate variant.
     func https(_ variant: String) throws -> URL {
@@ -98,15 +109,29 @@ enum TestServers {
     static let readinessProbeMarker = "curlfire-readiness-probe"
 
     private static let cache = Mutex<Result<TestServerSet, TestServerError>?>(nil)
+    private static let squidCache = Mutex<Result<TestServerSet, TestServerError>?>(nil)
 
     /// Starts the servers once per test process (thread-safe; concurrent callers wait for the
     /// first start). A failed start is remembered: every later call throws the same error.
     static func shared() throws -> TestServerSet {
+        try cached(in: cache, extraArguments: [])
+    }
+
+    /// The same servers plus the authenticating squid proxy (`test-servers.py start --squid`),
+    /// started once per test process by the first proxy test; `squid` is set.
+    static func withSquid() throws -> TestServerSet {
+        let set = try cached(in: squidCache, extraArguments: ["--squid"])
+        guard set.squid != nil else { throw TestServerError("servers.json names no squid proxy") }
+        return set
+    }
+
+    private static func cached(in cache: borrowing Mutex<Result<TestServerSet, TestServerError>?>,
+                               extraArguments: [String]) throws -> TestServerSet {
         try cache.withLock { cached in
             if let cached { return try cached.get() }
             let result: Result<TestServerSet, TestServerError>
             do {
-                result = .success(try start())
+                result = .success(try start(extraArguments: extraArguments))
             } catch let error as TestServerError {
                 result = .failure(error)
             } catch {
@@ -124,7 +149,7 @@ enum TestServers {
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()
 
-    private static func start() throws -> TestServerSet {
+    private static func start(extraArguments: [String]) throws -> TestServerSet {
         let environment = ProcessInfo.processInfo.environment
         if let existing = environment["CURLFIRE_TEST_SERVERS_JSON"], !existing.isEmpty {
             guard let data = FileManager.default.contents(atPath: existing) else {
@@ -149,7 +174,7 @@ enum TestServers {
         let result: SubprocessResult
         do {
             result = try Subprocess.run([python.path, script.path, "start", "--state-dir", stateDirectory.path,
-                                         "--parent-pid", String(getpid()), "--nginx"],
+                                         "--parent-pid", String(getpid()), "--nginx"] + extraArguments,
                                         errorOutput: .file(stderrURL.path), currentDirectory: root.path)
         } catch {
             throw TestServerError("could not run \(python.path): \(error). Run `make deps`.")
@@ -180,6 +205,7 @@ enum TestServers {
         let large_file: String?
         let large_file_size: Int?
         let large_file_sha256: String?
+        let squid: TestServerSet.SquidProxy?
     }
 
     static func decode(_ data: Data) throws -> TestServerSet {
@@ -207,6 +233,7 @@ enum TestServers {
             logs: raw.logs.mapValues { URL(fileURLWithPath: $0) }
         )
         set.nginxUnixSocket = raw.nginx_unix_socket
+        set.squid = raw.squid
         return set
     }
 

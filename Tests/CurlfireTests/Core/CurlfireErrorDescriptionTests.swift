@@ -88,6 +88,7 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
         }
         all.append(.multipartEncodingFailed(reason: .outputStreamURLInvalid(url: URL(string: "https://example.com/form")!)))
         all += [.invalidTimeout(name: "deadline", value: -1), .invalidHostResolution(host: "example.com:0:x"),
+                .proxyAuthenticationRequired(proxy: "127.0.0.1:3128"),
                 .invalidBandwidthLimit(name: "maximumDownloadBytesPerSecond", bytesPerSecond: 0)]
         return all
     }()
