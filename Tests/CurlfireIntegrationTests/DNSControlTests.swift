@@ -61,13 +61,13 @@ final class DNSOverHTTPSTests: XCTestCase {
     private static let name = "only-doh.curlfire.test"
 
     /// Starts the DoH server (after the test servers, which make the venv and the PKI); its URL.
-    private func startDoH() throws -> (url: URL, pid: pid_t) {
+    private func startDoH(certificate: String = "leaf-chain.pem", key: String = "leaf.key") throws -> (url: URL, pid: pid_t) {
         let servers = try Live.servers()
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let started = try BackgroundProcess.start([
             root.appendingPathComponent(".venv/bin/python").path, root.appendingPathComponent("scripts/doh-server.py").path,
-            "--cert", servers.pkiFile("leaf-chain.pem").path, "--key", servers.pkiFile("leaf.key").path,
+            "--cert", servers.pkiFile(certificate).path, "--key", servers.pkiFile(key).path,
             "--record", "\(Self.name)=127.0.0.1", "--parent-pid", String(getpid()),
         ])
         let object = try JSONSerialization.jsonObject(with: Data(started.firstLine.utf8)) as? [String: Int]
@@ -94,5 +94,37 @@ final class DNSOverHTTPSTests: XCTestCase {
         let refused = await SessionManager(configuration: untrusted)
             .request("http://\(Self.name):\(port)/get").serializingData().response
         XCTAssertNil(refused.response, "a DoH server the session does not trust resolves nothing: \(refused.debugDescription)")
+    }
+
+    /// libcurl's DoH queries inherit the origin's TLS callback (and its `VERIFYHOST`): the resolver
+    /// must be judged as itself, neither refused by the origin's pin nor let through by the origin's
+    /// disabled evaluation.
+    func testThatTheResolverIsJudgedByItsOwnTrustNotByTheOriginsPolicy() async throws {
+        let servers = try Live.servers()
+        let doh = try startDoH(certificate: "otherkey-chain.pem", key: "otherkey.key") // not the origin's key
+        defer { kill(doh.pid, SIGTERM) }
+        let port = try XCTUnwrap(try servers.https("valid").port)
+        let url = "https://\(Self.name):\(port)/get"
+        let leafKey = try XCTUnwrap(try Certificate(contentsOf: servers.pkiFile("leaf.pem")).publicKey)
+
+        var trusting = SessionConfiguration()
+        trusting.dnsOverHTTPSURL = doh.url
+        trusting.trustedRootCertificates = [try Certificate(contentsOf: servers.pkiFile("root-ca.pem"))]
+        let pinned = SessionManager(configuration: trusting, serverTrustPolicyManager: ServerTrustPolicyManager(policies: [
+            Self.name: .pinPublicKeys(publicKeys: [leafKey], validateCertificateChain: true, validateHost: false),
+        ]))
+        let response = await pinned.request(url).serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 200,
+                       "the origin's pin must not be applied to the resolver's certificate: \(response.debugDescription)")
+
+        var untrusted = SessionConfiguration()
+        untrusted.dnsOverHTTPSURL = doh.url // the test CA is not among the system roots
+        let disabled = SessionManager(configuration: untrusted, serverTrustPolicyManager: ServerTrustPolicyManager(policies: [
+            Self.name: .disableEvaluation,
+        ]))
+        let refused = await disabled.request(url).serializingData().response
+        XCTAssertNil(refused.response,
+                     "the origin's disabled evaluation must not exempt an untrusted resolver: \(refused.debugDescription)")
+        XCTAssertEqual(refused.error?.transportErrorCode, .cannotResolveHost, "\(refused.debugDescription)")
     }
 }

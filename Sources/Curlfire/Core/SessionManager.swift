@@ -122,7 +122,7 @@ public final class SessionManager: @unchecked Sendable {
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
         proxyRoute = ProxyRoute.make(configuration)
         dnsOverHTTPS = configuration.dnsOverHTTPSURL.map {
-            DNSOverHTTPS(url: $0.absoluteString, trustedRoots: configuration.trustedRootCertificates)
+            DNSOverHTTPS(url: $0.absoluteString, host: $0.host ?? "", trustedRoots: configuration.trustedRootCertificates)
         }
         resolveEntries = configuration.hostResolutions.map { entry in entry.curlEntry.map(Result.success)
             ?? .failure(.invalidHostResolution(host: entry.host)) }
@@ -202,6 +202,11 @@ public final class SessionManager: @unchecked Sendable {
                 // libcurl calls the TLS context callback for the proxy's handshake too: the origin's
                 // policy must only see the origin's, inside the tunnel.
                 options.trust = TunnelledTrust(origin: trust)
+            }
+            if let trust = options.trust, let dnsOverHTTPS {
+                // libcurl's DoH queries inherit the TLS context callback: the origin's policy must
+                // not judge the resolver.
+                options.trust = DoHProbeTrust(origin: trust, resolver: dnsOverHTTPS.resolverTrust)
             }
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {

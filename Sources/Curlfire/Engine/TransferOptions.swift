@@ -80,10 +80,15 @@ final class DNSOverHTTPS: Sendable {
     let url: String
     /// The session's ``SessionConfiguration/trustedRootCertificates`` as PEM, or `nil` for the system roots.
     let trustedRootsPEM: [UInt8]?
+    /// How the resolver's own handshake is judged when the origin has a trust evaluation
+    /// (``DoHProbeTrust``): the default evaluation for the resolver's host, against the session's roots.
+    let resolverTrust: TLSTrustBridge
 
-    init(url: String, trustedRoots: [Certificate]) {
+    init(url: String, host: String, trustedRoots: [Certificate]) {
         self.url = url
         trustedRootsPEM = trustedRoots.isEmpty ? nil : Self.pem(trustedRoots)
+        resolverTrust = TLSTrustBridge(host: host.lowercased(), policy: .performDefaultEvaluation(validateHost: true),
+                                       trustedRoots: trustedRoots)
     }
 
     /// Certificates as one PEM bundle, the form of libcurl's `*_CAINFO_BLOB` options.
