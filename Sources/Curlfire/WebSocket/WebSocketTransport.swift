@@ -57,6 +57,9 @@ final class WebSocketTransport: @unchecked Sendable {
         mutating func trustEvaluation(_ trust: any TLSContextConfiguring) {
             check(cfcurl_easy_setopt_sslctx_cb(handle, curlfireSSLContextCallback))
             check(cfcurl_easy_setopt_ptr(handle, CURLOPT_SSL_CTX_DATA, Unmanaged.passUnretained(trust as AnyObject).toOpaque()))
+            // Marks the handle as Curlfire's own: a handle without CURLINFO_PRIVATE is one of libcurl's
+            // DoH queries, which DoHProbeTrust judges as the resolver.
+            check(cfcurl_easy_setopt_ptr(handle, CURLOPT_PRIVATE, handle))
         }
     }
 
