@@ -89,7 +89,7 @@ final class ConnectionTracker: @unchecked Sendable {
             let id = state.nextID
             state.nextID += 1
             state.byDescriptor[descriptor] = Connection(id: id, key: "\(host):\(port)", host: host, port: port,
-                                                        opened: IdleClock.now())
+                                                        opened: DispatchTime.now().uptimeNanoseconds)
             return id
         }
     }
@@ -113,7 +113,7 @@ final class ConnectionTracker: @unchecked Sendable {
     /// A socket was closed.
     func closed(_ descriptor: Int32) {
         guard let connection = change({ $0.byDescriptor.removeValue(forKey: descriptor) }) else { return }
-        let seconds = Double(IdleClock.now() &- connection.opened) / 1e9
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds &- connection.opened) / 1e9
         let closed = ClosedConnection(connectionID: connection.id, host: connection.host, port: connection.port,
                                       duration: seconds)
         for monitor in monitors { monitor.queue.async { monitor.connectionDidClose(closed) } }
