@@ -32,7 +32,7 @@ import Tracing
 ///   `http.response.headers` and `response.first_byte`; `http.redirect` per redirect hop (Curlfire
 ///   follows every hop itself, so each has its target and status); `http.retry` per retry.
 /// - The trace context goes into the request headers through ``requestAdapter`` (the monitor's own
-///   adapter, run after the session's ``SessionManager/adapter`` and interceptor): nothing to install.
+///   adapter, run after the session's `SessionManager.adapter` and interceptor): nothing to install.
 /// - The span has ended before the request's response handlers run or its `await` returns
 ///   (``finishesBeforeDelivery``).
 public final class TracingEventMonitor: EventMonitor {
