@@ -33,6 +33,8 @@ enum SpanEventNames {
             return ("http.response.headers", ["http.response.status_code": .int(Int64(status))])
         case .firstBodyByte:
             return ("response.first_byte", [:])
+        case let .cacheLookup(lookup):
+            return ("http.cache.lookup", ["curlfire.cache.result": .string("\(lookup)")])
         }
     }
 }

@@ -59,6 +59,12 @@ final class LiveEventRecorder: EventMonitor, @unchecked Sendable { // `@unchecke
         return lock.withLock { pool }
     }
 
+    /// The connections closed so far.
+    var closedConnections: [ClosedConnection] {
+        queue.sync {}
+        return lock.withLock { closed }
+    }
+
     /// The request ids seen.
     var requestIDs: [UUID] {
         queue.sync {}
@@ -84,6 +90,7 @@ final class LiveEventRecorder: EventMonitor, @unchecked Sendable { // `@unchecke
         case .requestHeadersSent: "headersSent"
         case let .responseHeadersReceived(status): "headers\(status)"
         case .firstBodyByte: "firstByte"
+        case let .cacheLookup(lookup): "cache.\(lookup)"
         }
     }
 }
@@ -224,7 +231,7 @@ final class LiveEventsTests: XCTestCase {
         XCTAssertEqual(names, firstAttempt + ["retry"] + secondAttempt + ["finish"])
     }
 
-    func testThatACacheHitMakesNoConnectionAndAMissDoes() async throws {
+    func testThatTheCacheLookupIsReportedAndAHitMakesNoConnection() async throws {
         // Given: a cache, and a response storable for 60 s
         let (session, recorder) = liveSession { $0.responseCache = ResponseCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil) }
         let url = try Live.httpbin("/cache/60")
@@ -236,8 +243,16 @@ final class LiveEventsTests: XCTestCase {
         // Then
         XCTAssertEqual(missResponse.cacheStatus, .network)
         XCTAssertEqual(hitResponse.cacheStatus, .hit)
-        XCTAssertEqual(droppingDNS(recorder.names(miss)), freshHTTP + ["finish"])
-        XCTAssertEqual(recorder.names(hit), ["finish"], "a hit sends nothing")
+        XCTAssertEqual(droppingDNS(recorder.names(miss)), ["cache.miss"] + freshHTTP + ["finish"])
+        XCTAssertEqual(recorder.names(hit), ["cache.hit", "finish"], "a hit sends nothing")
+        // A stored response with an ETag and no freshness: revalidated on the reused connection, a 304
+        let etag = try Live.httpbin("/etag/abc?\(Live.marker())")
+        _ = await session.request(etag).validate().serializingData().response
+        let revalidated = session.request(etag)
+        let revalidatedResponse = await revalidated.validate().serializingData().response
+        XCTAssertEqual(revalidatedResponse.cacheStatus, .revalidated)
+        XCTAssertEqual(recorder.names(revalidated),
+                       ["cache.revalidating", "acquiredReused", "headersSent", "headers304", "released", "finish"])
     }
 
     func testThatASessionWithoutALiveMonitorReportsNoPoolStatistics() async throws {
@@ -284,7 +299,8 @@ final class LiveEventsTests: XCTestCase {
             if case let .connectionAcquired(id, false, _, _) = event.kind { return id } else { return nil }
         })
         XCTAssertEqual(serials.count, opened.count, "nginx connections \(serials.count), session's \(opened.count)")
-        XCTAssertEqual(open, opened.count, "all still open and idle")
+        let closed = recorder.closedConnections.filter { opened.contains($0.connectionID) }.count
+        XCTAssertEqual(open, opened.count - closed, "every connection opened and not closed is open, idle")
         XCTAssertEqual(after.hosts[host]?.idle, open)
     }
 }

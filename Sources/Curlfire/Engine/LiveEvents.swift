@@ -2,6 +2,18 @@ import Foundation
 internal import CCurl
 internal import COpenSSL
 
+extension Transfer {
+    /// observability: sends a phase outside an attempt (a cache lookup) to the live-event monitors;
+    /// nothing without one.
+    func emitPhase(_ kind: PhaseEvent.Kind) {
+        let monitors = session.eventMonitor.liveMonitors
+        guard !monitors.isEmpty else { return }
+        let event = PhaseEvent(kind)
+        let request = requestValue
+        for monitor in monitors { monitor.queue.async { monitor.request(request, didReachPhase: event) } }
+    }
+}
+
 /// One attempt's live events (``PhaseEvent``): what its libcurl callbacks have seen so far.
 ///
 /// Made by ``CurlAttempt/installLiveEvents(on:tracker:)`` only when a monitor of the session

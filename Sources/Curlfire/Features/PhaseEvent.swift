@@ -35,6 +35,21 @@ public struct PhaseEvent: Sendable, Equatable {
         case responseHeadersReceived(statusCode: Int)
         /// The first byte of the response body arrived.
         case firstBodyByte
+        /// The session's ``ResponseCache`` was consulted before the first attempt (only with a cache).
+        case cacheLookup(CacheLookup)
+    }
+
+    /// What the cache lookup found (``Kind/cacheLookup(_:)``).
+    public enum CacheLookup: Sendable, Equatable {
+        /// A fresh stored response is served: no attempt follows.
+        case hit
+        /// A stale stored response is served (the request's policy or a directive allowed it).
+        case stale
+        /// Nothing usable was stored: the request goes to the server (or fails, cache-only).
+        case miss
+        /// A stored response must be revalidated: a conditional request goes to the server, and a
+        /// `304` serves the stored response (``CacheStatus/revalidated``).
+        case revalidating
     }
 
     /// What happened.
