@@ -244,9 +244,11 @@ public final class SessionManager: @unchecked Sendable {
     /// Adapters that apply to every request of the session: ``adapter``, then ``interceptor``, then
     /// the monitors' ``EventMonitor/requestAdapter``s.
     var sessionAdapters: [any RequestAdapter] {
-        state.withLock { values in
+        let own = state.withLock { values in
             [values.adapter, values.interceptor.map { $0 as any RequestAdapter }].compactMap { $0 }
-        } + eventMonitor.adapters // observability: monitors' adapters (a tracing monitor's context injection)
+        }
+        // observability: monitors' adapters (a tracing monitor's context injection); none usually.
+        return eventMonitor.adapters.isEmpty ? own : own + eventMonitor.adapters
     }
 
     /// Retriers that apply to every request of the session: ``retrier``, then ``interceptor``.
