@@ -1,6 +1,8 @@
 // Observability: one session with CurlfireMetrics' MetricsEventMonitor and CurlfireTracing's
-// TracingEventMonitor (and its adapter), inside a caller's span, against httpbin; then a HAR file
-// recorded with HARRecorder, written, and replayed by CurlfireTesting's MockServer. The backends are
+// TracingEventMonitor (one line: no adapter to install), inside a caller's span, against httpbin;
+// then the live phase events of a request on a fresh and on a reused connection, the pool's gauges
+// with 200 requests in flight, and a HAR file recorded with HARRecorder, written, and replayed by
+// CurlfireTesting's MockServer. The backends are
 // the in-memory ones of swift-metrics (MetricsTestKit) and swift-distributed-tracing
 // (InMemoryTracing), bootstrapped as a program bootstraps Prometheus or OpenTelemetry.
 //
@@ -35,7 +37,6 @@ MetricsSystem.bootstrap(metrics)
 let tracing = TracingEventMonitor()
 let metricsMonitor = MetricsEventMonitor()
 let session = SessionManager(eventMonitors: [tracing, metricsMonitor])
-session.adapter = tracing.adapter                         // trace context into the request headers
 session.retrier = RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.05)
 
 // MARK: - 1. Three requests inside the caller's span
@@ -49,8 +50,7 @@ let echoedHeaders: [String: String] = try await withSpan("checkout") { _ in
     _ = await session.request(httpbin.appendingPathComponent("status/503")).serializingData().response
     return headers["headers"] ?? [:]
 }
-tracing.queue.sync {}
-metricsMonitor.queue.sync {}
+// No waiting for the monitors: spans have ended and durations are recorded when a response is delivered.
 
 /// The part of httpbin's `/get` answer the HAR section compares.
 struct HTTPBinEcho: Decodable, Equatable {
@@ -113,13 +113,74 @@ Playground.check(metrics.timers(label: HTTPClientMetricNames.requestDuration).re
                  "three request durations")
 Playground.check(active.allSatisfy { $0 == 0 }, "no request left active")
 
-// MARK: - 4. A HAR file: record, write, replay
+// MARK: - 4. Live events: one request on a fresh connection, one on the reused connection
+
+/// Prints every live event of the requests it sees, and keeps the pool's busiest moment.
+final class PhasePrinter: EventMonitor, @unchecked Sendable { // `@unchecked`: `busiest` is guarded by `lock`
+    let queue = DispatchQueue(label: "phase-printer")
+    private let lock = NSLock()
+    private var busiest: ConnectionPoolStatistics?
+    var receivesLiveEvents: Bool { true }
+    let start = Date()
+    var printsPhases = true
+
+    func request(_ request: any Request, didReachPhase event: PhaseEvent) {
+        guard lock.withLock({ printsPhases }) else { return }
+        Playground.note(String(format: "    %8.2f ms  ", event.date.timeIntervalSince(start) * 1000) + "\(event.kind)")
+    }
+
+    func connectionPoolDidChange(_ statistics: ConnectionPoolStatistics) {
+        lock.withLock {
+            if statistics.activeRequests > busiest?.activeRequests ?? -1 { busiest = statistics }
+        }
+    }
+
+    /// The snapshot with the most requests in the engine.
+    var busiestPool: ConnectionPoolStatistics? { queue.sync {}; return lock.withLock { busiest } }
+    /// Stops printing phases.
+    func quiet() { lock.withLock { printsPhases = false } }
+}
+
+let printer = PhasePrinter()
+var poolConfiguration = SessionConfiguration()
+poolConfiguration.httpMaximumConnectionsPerHost = 8
+let live = SessionManager(configuration: poolConfiguration, eventMonitors: [printer])
+for label in ["fresh connection", "reused connection"] {
+    Playground.section("Live events, GET /get on a \(label)")
+    let response = await live.request(httpbin.appendingPathComponent("get")).validate().serializingData().response
+    printer.queue.sync {}
+    Playground.check(response.error == nil && response.metrics?.isReusedConnection == (label == "reused connection"),
+                     "\(label): metrics agree (isReusedConnection \(response.metrics?.isReusedConnection ?? false))")
+}
+printer.quiet()
+
+// MARK: - 5. Pool gauges with 200 requests in flight
+
+Playground.section("200 requests in flight, at most 8 connections (SessionManager.connectionPoolStatistics)")
+let inFlight = (0..<200).map { live.request(httpbin.appendingPathComponent("get"), parameters: ["i": $0]).serializingData() }
+if let now = live.connectionPoolStatistics {
+    Playground.note("right after starting: \(now.activeRequests) active, \(now.waitingRequests) waiting, "
+        + "\(now.openConnections) open (\(now.inUseConnections) in use, \(now.idleConnections) idle)")
+}
+for request in inFlight { _ = await request.response }
+if let busiest = printer.busiestPool {
+    Playground.note("busiest: \(busiest.activeRequests) active, \(busiest.waitingRequests) waiting, "
+        + "\(busiest.openConnections) open (\(busiest.inUseConnections) in use)")
+    Playground.check(busiest.openConnections <= 8, "never more than 8 connections open")
+}
+let after = live.connectionPoolStatistics
+for (host, counts) in after?.hosts ?? [:] {
+    Playground.note("after: \(host): \(counts.open) open, \(counts.inUse) in use, \(counts.idle) idle")
+}
+Playground.check(after?.waitingRequests == 0 && after?.inUseConnections == 0, "afterwards nothing waits and every connection is idle")
+
+// MARK: - 6. A HAR file: record, write, replay
 
 Playground.section("HARRecorder: record GET /get and a two-hop redirect, write a .har file, replay it with MockServer")
 let recorder = HARRecorder()
 let recorded = SessionManager(eventMonitors: [recorder])
 let query = httpbin.appendingPathComponent("get").absoluteString + "?item=book"
-let live = try await recorded.request(query).serializingDecodable(HTTPBinEcho.self).value
+let liveEcho = try await recorded.request(query).serializingDecodable(HTTPBinEcho.self).value
 _ = await recorded.request(httpbin.appendingPathComponent("redirect/2")).serializingData().response
 let harFile = FileManager.default.temporaryDirectory.appendingPathComponent("curlfire-observability-\(getpid()).har")
 try recorder.write(to: harFile)
@@ -138,7 +199,7 @@ let replay = try MockServer(replayingHARAt: harFile)
 let replayed = try await SessionManager().request(replay.url("/get?item=book")).serializingDecodable(HTTPBinEcho.self).value
 let replayedRedirect = await SessionManager().request(replay.url("/redirect/2")).serializingData().response
 Playground.note("replayed from \(replay.baseURL): args \(replayed.args), redirect chain ends with \(replayedRedirect.response?.statusCode ?? 0)")
-Playground.check(replayed == live, "the replayed response decodes to the recorded one")
+Playground.check(replayed == liveEcho, "the replayed response decodes to the recorded one")
 Playground.check(replayedRedirect.response?.statusCode == 200 && replay.requestCount == 4, "the redirect hops came back to the mock server")
 replay.shutdown()
 try? FileManager.default.removeItem(at: harFile)

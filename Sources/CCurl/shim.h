@@ -11,6 +11,8 @@
 #include <curl/curl.h>
 #include <stdint.h>
 #include <sys/prctl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 /* --- callback types (named so Swift sees @convention(c) function types) --- */
 typedef size_t (*cfcurl_data_cb)(char *buffer, size_t size, size_t nitems, void *userdata);
@@ -63,5 +65,33 @@ static inline CURLcode cfcurl_msg_result(const CURLMsg *msg) { return msg->data.
 /* Names the calling thread (shown in /proc/<pid>/task/<tid>/comm, top, gdb): the engine thread is
  * "curlfire-engine". pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc module does not set. */
 static inline void cfcurl_name_current_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+/* --- live connection events (Engine/LiveEvents*.swift), installed only for sessions that want them --- */
+typedef int (*cfcurl_resolver_start_cb)(void *resolver_state, void *reserved, void *userdata);
+typedef curl_socket_t (*cfcurl_opensocket_cb)(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
+typedef int (*cfcurl_closesocket_cb)(void *clientp, curl_socket_t item);
+typedef int (*cfcurl_prereq_cb)(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port);
+typedef int (*cfcurl_debug_cb)(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata);
+static inline CURLcode cfcurl_easy_setopt_resolver_start_cb(CURL *h, cfcurl_resolver_start_cb v) { return curl_easy_setopt(h, CURLOPT_RESOLVER_START_FUNCTION, v); }
+static inline CURLcode cfcurl_easy_setopt_opensocket_cb(CURL *h, cfcurl_opensocket_cb v) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, v); }
+static inline CURLcode cfcurl_easy_setopt_closesocket_cb(CURL *h, cfcurl_closesocket_cb v) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, v); }
+static inline CURLcode cfcurl_easy_setopt_prereq_cb(CURL *h, cfcurl_prereq_cb v) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, v); }
+static inline CURLcode cfcurl_easy_setopt_debug_cb(CURL *h, cfcurl_debug_cb v) { return curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, v); }
+/* The numeric address and port of a socket libcurl is about to open (IPv4, IPv6; 0 for others). */
+static inline int cfcurl_sockaddr_text(const struct curl_sockaddr *a, char *buf, socklen_t len, int *port) {
+    const struct sockaddr *sa = (const struct sockaddr *)&a->addr;
+    buf[0] = 0; *port = 0;
+    if(a->family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        *port = ntohs(in->sin_port);
+        return inet_ntop(AF_INET, &in->sin_addr, buf, len) != NULL;
+    }
+    if(a->family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+        *port = ntohs(in6->sin6_port);
+        return inet_ntop(AF_INET6, &in6->sin6_addr, buf, len) != NULL;
+    }
+    return 0;
+}
 
 #endif

@@ -40,8 +40,10 @@ final class TracedRequests: Sendable {
         let now = DispatchTime.now()
         entries.withLock { entries in
             if entries.count > Self.pruneThreshold {
+                // An entry made by another thread after `now` was read is younger than `now`: compared
+                // by adding (a subtraction would underflow and trap with 257+ requests created at once).
                 entries = entries.filter { _, entry in
-                    entry.cell.isStarted || now.uptimeNanoseconds - entry.created.uptimeNanoseconds < Self.unstartedLifetime
+                    entry.cell.isStarted || entry.created.uptimeNanoseconds + Self.unstartedLifetime > now.uptimeNanoseconds
                 }
             }
             entries[request.id] = Entry(parent: parent, created: now, lastError: nil)

@@ -8,17 +8,15 @@ import Tracing
 /// attempt, through an `Instrument` (`InstrumentationSystem.instrument`, the bootstrapped one, by
 /// default): `traceparent` with an OpenTelemetry tracer, whatever the instrument writes otherwise.
 ///
-/// Get it from the monitor that starts the spans, and install both:
+/// The monitor that starts the spans runs it as its `EventMonitor/requestAdapter`: nothing to install.
+/// Installing it as the session adapter too (as before) is harmless: it sets the same header.
 ///
 /// ```swift
-/// let tracing = TracingEventMonitor()
-/// let session = SessionManager(eventMonitors: [tracing])
-/// session.adapter = tracing.adapter
+/// let session = SessionManager(eventMonitors: [TracingEventMonitor()])
+/// session.adapter = AuthAdapter()   // the session's adapter stays yours
 /// ```
 ///
-/// Monitors observe and cannot change what is sent, so the injection is this adapter's job; it
-/// finds the span through `Request/id`. As a session adapter it runs before any adapter
-/// added to a request with `adapt(using:)`.
+/// It finds the span through `Request/id`, and runs after the session's adapter and interceptor.
 public struct TracingAdapter: RequestAdapter {
     let requests: TracedRequests
     let instrument: (any Instrument)?

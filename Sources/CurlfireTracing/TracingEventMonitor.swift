@@ -9,9 +9,7 @@ import Tracing
 /// OpenTelemetry's HTTP client attributes and the stages of each attempt as span events.
 ///
 /// ```swift
-/// let tracing = TracingEventMonitor()
-/// let session = SessionManager(eventMonitors: [tracing])
-/// session.adapter = tracing.adapter          // puts the trace context into the request headers
+/// let session = SessionManager(eventMonitors: [TracingEventMonitor()])   // one line
 ///
 /// try await withSpan("checkout") { _ in
 ///     _ = try await session.request(url).validate().serializingData().value   // a child of "checkout"
@@ -26,11 +24,17 @@ import Tracing
 ///   `REDACTED`), `server.address`, `server.port`, `http.response.status_code`,
 ///   `network.protocol.version`, `http.request.resend_count` after retries, and `error.type` (the
 ///   status code for a 4xx or 5xx, else the transport cause such as `timedOut`) with an error status.
-/// - Events: per attempt `dns.lookup.done`, `connection.established`, `tls.handshake.done` (those
-///   three only when the attempt made a new connection, TLS only over TLS) and `response.first_byte`,
-///   timed from `TransferMetrics`; `http.redirect` per redirect hop (Curlfire follows every
-///   hop itself, so each has its target and status); `http.retry` per retry.
-/// - The trace context goes into the request headers only with ``adapter`` installed.
+/// - Events, from the live events (`PhaseEvent`) at the time they happen: `dns.lookup.start` and
+///   `dns.lookup.done` (with `network.peer.address`), `connection.start` and `connection.established`
+///   (only when the attempt made a new connection), `tls.handshake.start` and `tls.handshake.done`
+///   (with `tls.protocol.version` and `tls.cipher`, over TLS), `connection.acquired` (with
+///   `curlfire.connection.id` and `curlfire.connection.reused`), `http.request.headers_sent`,
+///   `http.response.headers` and `response.first_byte`; `http.redirect` per redirect hop (Curlfire
+///   follows every hop itself, so each has its target and status); `http.retry` per retry.
+/// - The trace context goes into the request headers through ``requestAdapter`` (the monitor's own
+///   adapter, run after the session's `SessionManager.adapter` and interceptor): nothing to install.
+/// - The span has ended before the request's response handlers run or its `await` returns
+///   (``finishesBeforeDelivery``).
 public final class TracingEventMonitor: EventMonitor {
     /// The serial queue events are delivered on.
     public let queue: DispatchQueue
@@ -51,9 +55,17 @@ public final class TracingEventMonitor: EventMonitor {
         self.queue = queue
     }
 
-    /// The adapter that injects each request's span context into its headers; set it as the
-    /// session's `adapter` (see ``TracingAdapter``).
+    /// The adapter that injects each request's span context into its headers (see ``TracingAdapter``).
+    /// The session runs it already, as this monitor's ``requestAdapter``.
     public var adapter: TracingAdapter { TracingAdapter(requests: requests, instrument: instrument) }
+
+    /// ``adapter``: every request of the session gets the trace context of its span, after the
+    /// session's own adapters.
+    public var requestAdapter: (any RequestAdapter)? { adapter }
+    /// Responses wait for the span to end (``requestDidFinish(_:)``).
+    public var finishesBeforeDelivery: Bool { true }
+    /// Receives the live events that become span events.
+    public var receivesLiveEvents: Bool { true }
 
     // MARK: - Events
 
@@ -67,30 +79,17 @@ public final class TracingEventMonitor: EventMonitor {
         _ = requests.span(for: request)
     }
 
-    /// Adds the attempt's stages as events, and its protocol version and redirects.
+    /// Adds the phase as a span event, stamped when it happened.
+    public func request(_ request: any Request, didReachPhase event: PhaseEvent) {
+        guard let (name, attributes) = SpanEventNames.event(for: event.kind) else { return }
+        let nanoseconds = UInt64(max(0, event.date.timeIntervalSince1970 * 1e9))
+        requests.span(for: request).addEvent(
+            SpanEvent(name: name, at: DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: nanoseconds), attributes: attributes))
+    }
+
+    /// Sets the attempt's protocol version.
     public func request(_ request: any Request, didGatherMetrics metrics: TransferMetrics) {
         let span = requests.span(for: request)
-        func event(_ name: String, after seconds: TimeInterval, _ attributes: SpanAttributes = [:]) {
-            let date = metrics.startDate.addingTimeInterval(seconds)
-            let nanoseconds = UInt64(max(0, date.timeIntervalSince1970 * 1e9))
-            span.addEvent(SpanEvent(name: name, at: DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: nanoseconds),
-                                    attributes: attributes))
-        }
-        if !metrics.isReusedConnection {
-            if metrics.nameLookupDuration > 0 { event("dns.lookup.done", after: metrics.nameLookupDuration) }
-            if metrics.connectDuration > 0 {
-                var attributes: SpanAttributes = [:]
-                if let address = metrics.remoteAddress { attributes["network.peer.address"] = address }
-                if let port = metrics.remotePort { attributes["network.peer.port"] = port }
-                event("connection.established", after: metrics.connectDuration, attributes)
-            }
-            if metrics.tlsHandshakeDuration > 0 {
-                var attributes: SpanAttributes = [:]
-                if let version = metrics.tlsVersion { attributes["tls.protocol.version"] = version }
-                event("tls.handshake.done", after: metrics.tlsHandshakeDuration, attributes)
-            }
-        }
-        if metrics.firstByteDuration > 0 { event("response.first_byte", after: metrics.firstByteDuration) }
         if let version = HTTPClientSpanAttributes.protocolVersion(metrics.httpVersion) {
             span.attributes["network.protocol.version"] = version
         }

@@ -21,12 +21,11 @@ enum GlobalTracer {
 final class TracingEventMonitorTests: XCTestCase {
     private var tracer: InMemoryTracer { GlobalTracer.shared }
 
-    /// A session traced through the global tracer and instrument, with the adapter installed.
+    /// A session traced through the global tracer and instrument: the monitor alone (one line).
     private func tracedSession(_ configure: (SessionManager) -> Void = { _ in }) -> (SessionManager, TracingEventMonitor) {
         _ = GlobalTracer.shared
         let monitor = TracingEventMonitor()
         let session = SessionManager(eventMonitors: [monitor])
-        session.adapter = monitor.adapter
         configure(session)
         return (session, monitor)
     }

@@ -50,13 +50,16 @@ extension Transfer {
         switch CacheDecision.decide(request, headers: headers, entry: stored, now: now, shared: settings.cache.isShared) {
         case let .load(sent, candidate):
             lock.withLock { carry.cacheCandidate = candidate }
+            emitPhase(.cacheLookup(candidate == nil ? .miss : .revalidating)) // observability
             return .send(sent)
         case .fail:
+            emitPhase(.cacheLookup(.miss)) // observability
             let error = CurlfireError.cacheMiss(url: request.url?.absoluteString ?? "")
             lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: request) }
             send { $0.attemptEnded(.final, for: stage) }
             return .answered
         case let .serve(entry, status, revalidateInBackground):
+            emitPhase(.cacheLookup(status == .stale ? .stale : .hit)) // observability
             var outcome = Self.outcome(serving: entry, for: request, status: status, startTime: startTime, now: now)
             if request.httpMethod?.uppercased() == "HEAD" { outcome.data = Data() }
             lock.withLock {

@@ -256,11 +256,14 @@ public final class SessionManager: @unchecked Sendable {
         return state.withLock { $0.trustBridges[key] != nil }
     }
 
-    /// Adapters that apply to every request of the session: ``adapter``, then ``interceptor``.
+    /// Adapters that apply to every request of the session: ``adapter``, then ``interceptor``, then
+    /// the monitors' ``EventMonitor/requestAdapter``s.
     var sessionAdapters: [any RequestAdapter] {
-        state.withLock { values in
+        let own = state.withLock { values in
             [values.adapter, values.interceptor.map { $0 as any RequestAdapter }].compactMap { $0 }
         }
+        // observability: monitors' adapters (a tracing monitor's context injection); none usually.
+        return eventMonitor.adapters.isEmpty ? own : own + eventMonitor.adapters
     }
 
     /// Retriers that apply to every request of the session: ``retrier``, then ``interceptor``.

@@ -82,6 +82,8 @@ final class CurlAttempt: @unchecked Sendable {
     /// The request's deadline (monotonic nanoseconds, `IdleClock.now()`), 0 for none: the engine
     /// ends the attempt when it passes (`timeoutIntervalForResource` bounds the whole request).
     var deadline: UInt64 = 0
+    /// observability: the live events' state (LiveEvents.swift); `nil` unless a monitor wants them.
+    var live: LiveAttempt?
     /// How many times this hop was already sent again unseen (UnprocessedStreamReplay.swift).
     var replays = 0
     /// transport: the bandwidth limits, `nil` when unset (RatePacer.swift); engine thread only.
@@ -227,6 +229,8 @@ final class CurlAttempt: @unchecked Sendable {
             set(cfcurl_easy_setopt_xferinfo_cb(easy, curlfireProgressCallback), CURLOPT_XFERINFOFUNCTION)
             set(cfcurl_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me), CURLOPT_XFERINFODATA)
         }
+        if let tracker = transfer.session.eventMonitor.connections, writer.refused == nil,
+           let option = installLiveEvents(on: easy, tracker: tracker) { writer.refused = (CURLE_UNKNOWN_OPTION, option) }
         guard let refused = writer.refused else { return nil }
         return .sessionTaskFailed(code: CurlCodeMapping.transportErrorCode(for: refused.code),
                                   message: "libcurl refused option \(refused.option.rawValue) (\(CurlCodeMapping.message(for: refused.code)))")
@@ -242,6 +246,7 @@ final class CurlAttempt: @unchecked Sendable {
         idleClock.touch()
         head.consume(line)
         if head.isComplete {
+            live?.headersReceived(status: head.statusCode)
             // A redirect Curlfire follows without asking: its body is not the response (libcurl
             // discards it too when it follows), so no sink sees it.
             discardsBody = options.followRedirects && RedirectRules.redirectCodes.contains(head.statusCode)
@@ -282,6 +287,7 @@ final class CurlAttempt: @unchecked Sendable {
             }
         }
         idleClock.touch()
+        live?.bodyReceived()
         if discardsBody { return .accepted }
         if sink.write(bytes) {
             // lifecycle: a stream whose consumers are behind pauses here; they unpause it (StreamSink.swift).
@@ -372,6 +378,8 @@ final class CurlAttempt: @unchecked Sendable {
             }
         }
         reader.finish()
+        live?.finished()
+        live = nil
         return AttemptResult(request: request, lazyResponse: response, sink: sink, ending: ending, metrics: metrics,
                              startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now,
                              uploadedBodyBytes: max(bodyLength, lastProgress.3), stage: stage)

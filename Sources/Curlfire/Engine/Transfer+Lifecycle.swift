@@ -81,6 +81,14 @@ extension Transfer {
         if !monitors.isEmpty { monitors.send { event($0, request) } }
     }
 
+    /// observability: posts `DidComplete` and sends ``EventMonitor/requestDidFinish(_:)``, then runs
+    /// `delivery` once every monitor that ``EventMonitor/finishesBeforeDelivery`` is done with it.
+    func finishWithMonitors(then delivery: @escaping @Sendable () -> Void) {
+        let request = requestValue
+        session.eventMonitor.post(Notification.Name.Task.DidComplete, request: request)
+        session.eventMonitor.finish(request, then: delivery)
+    }
+
     /// The transfer started: the request was built (or not), and it is running.
     func emitStarted() {
         switch spec.urlRequest {

@@ -581,7 +581,14 @@ final class Transfer: @unchecked Sendable {
     }
 
     func publish(_ outcome: TransferOutcome) { // cache: internal for Transfer+Cache.swift
+        if !session.eventMonitor.finishers.isEmpty { // observability: handlers wait for those monitors
+            return finishWithMonitors { self.deliver(outcome) }
+        }
         emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
+        deliver(outcome)
+    }
+
+    private func deliver(_ outcome: TransferOutcome) {
         session.liveTransfers.remove(self) // parity: cancelAllRequests()
         lock.lock()
         finalOutcome = outcome

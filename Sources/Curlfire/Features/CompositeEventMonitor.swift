@@ -9,9 +9,40 @@ import FoundationNetworking
 /// anything: one dispatch each.
 final class CompositeEventMonitor: Sendable {
     let monitors: [any EventMonitor]
+    /// observability: the monitors' own adapters (``EventMonitor/requestAdapter``), run after the session's.
+    let adapters: [any RequestAdapter]
+    /// observability: the monitors responses wait for (``EventMonitor/finishesBeforeDelivery``).
+    let finishers: [any EventMonitor]
+    /// observability: the monitors that receive live events (``EventMonitor/receivesLiveEvents``).
+    let liveMonitors: [any EventMonitor]
+    /// observability: the session's connections, tracked only when some monitor receives live events.
+    let connections: ConnectionTracker?
 
     init(monitors: [any EventMonitor]) {
         self.monitors = monitors
+        adapters = monitors.compactMap(\.requestAdapter)
+        finishers = monitors.filter(\.finishesBeforeDelivery)
+        liveMonitors = monitors.filter(\.receivesLiveEvents)
+        connections = liveMonitors.isEmpty ? nil : ConnectionTracker(monitors: liveMonitors)
+    }
+
+    /// Sends ``EventMonitor/requestDidFinish(_:)`` to every monitor, then calls `delivery` — at once
+    /// when no monitor ``EventMonitor/finishesBeforeDelivery``, else once each such monitor's
+    /// `requestDidFinish` has returned on its queue (on a global queue then).
+    func finish(_ request: any Request, then delivery: @escaping @Sendable () -> Void) {
+        guard !finishers.isEmpty else {
+            send { $0.requestDidFinish(request) }
+            return delivery()
+        }
+        let group = DispatchGroup()
+        for monitor in monitors {
+            if monitor.finishesBeforeDelivery {
+                monitor.queue.async(group: group) { monitor.requestDidFinish(request) }
+            } else {
+                monitor.queue.async { monitor.requestDidFinish(request) }
+            }
+        }
+        group.notify(queue: .global(), execute: delivery)
     }
 
     /// Whether no monitor is attached (events other than notifications are skipped then).

@@ -60,6 +60,31 @@ public protocol EventMonitor: Sendable {
     func request<Value>(_ request: any Request, didParseResponse response: DataResponse<Value>)
     /// A `response(queue:completionHandler:)` handler produced its unserialized response.
     func request(_ request: any Request, didParseResponse response: DefaultDataResponse)
+
+    // MARK: Integrations (EventMonitor+LiveEvents.swift has the defaults)
+
+    /// An adapter this monitor adds to every request of its session, run after the session's
+    /// ``SessionManager/adapter`` and ``SessionManager/interceptor`` (a tracing monitor injects its
+    /// trace context here). `nil` by default. Read once, when the session is created.
+    var requestAdapter: (any RequestAdapter)? { get }
+    /// Whether responses wait for this monitor: when `true`, no response handler runs and no `await`
+    /// returns before this monitor's ``requestDidFinish(_:)`` has returned on its ``queue`` (a
+    /// tracing span has ended, a duration is recorded). `false` by default. Read once, when the
+    /// session is created.
+    var finishesBeforeDelivery: Bool { get }
+    /// Whether this monitor receives the live events: ``request(_:didReachPhase:)``,
+    /// ``connectionPoolDidChange(_:)`` and ``connectionDidClose(_:)``. `false` by default: a
+    /// session with no such monitor installs none of the libcurl callbacks behind them. Read once,
+    /// when the session is created.
+    var receivesLiveEvents: Bool { get }
+    /// A phase of the request's attempt happened (DNS, connect, TLS, connection, headers, first
+    /// byte), sent while the attempt runs. Only with ``receivesLiveEvents``.
+    func request(_ request: any Request, didReachPhase event: PhaseEvent)
+    /// The session's connection pool changed (a connection opened, closed, was taken or handed
+    /// back, or a request started waiting). Only with ``receivesLiveEvents``.
+    func connectionPoolDidChange(_ statistics: ConnectionPoolStatistics)
+    /// A connection of the session closed. Only with ``receivesLiveEvents``.
+    func connectionDidClose(_ connection: ClosedConnection)
 }
 
 /// The queue monitors use unless they choose one.
