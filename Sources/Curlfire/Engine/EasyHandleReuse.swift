@@ -38,7 +38,7 @@ enum EasyHandleReuse {
     /// handle must be reset before it is used again).
     static func write<Writer: CurlOptionWriter>(_ plan: AttemptPlan, eligible: Bool, easy: UnsafeMutableRawPointer,
                                                 to writer: inout Writer, record: inout EasyHandleRecord?) {
-        if var previous = record {
+        if let previous = record {
             record = nil // `previous` is now the entries' only owner: updating them copies nothing
             if eligible, sameShape(plan, previous) {
                 var changed = ChangedOptionWriter(base: writer, record: consume previous)
