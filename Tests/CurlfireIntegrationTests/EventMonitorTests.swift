@@ -116,6 +116,33 @@ final class EventMonitorTests: XCTestCase {
         XCTAssertEqual(names.all, ["didResume", "didSuspend", "didResume", "didComplete"])
     }
 
+    func testThatASessionThatOptedOutPostsNoNotificationsButStillReportsToMonitors() async throws {
+        let monitor = RecordingMonitor()
+        var configuration = SessionConfiguration.default
+        configuration.postsTaskNotifications = false
+        let quiet = SessionManager(configuration: configuration, serverTrustPolicyManager: nil, eventMonitors: [monitor])
+        let (quietMarker, loudMarker) = (Live.marker(), Live.marker())
+        let seen = Recorder<String>()
+        let loudCompleted = XCTestExpectation(description: "the default session's didComplete posted")
+        var observers: [NSObjectProtocol] = []
+        for name in [Notification.Name.Task.DidResume, .Task.DidComplete] {
+            observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
+                guard let request = note.userInfo?[Notification.Key.Task] as? any Request,
+                      let query = request.request?.url?.query else { return }
+                if query.contains(quietMarker) { seen.append(note.name.rawValue) }
+                if query.contains(loudMarker), note.name == .Task.DidComplete { loudCompleted.fulfill() }
+            })
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        _ = await quiet.request(try Live.httpbin("/get?m=\(quietMarker)")).serializingData().response
+        // Notifications are posted in order from one queue: once a later request's last one has
+        // arrived, any of the first request's would have arrived before it.
+        _ = await SessionManager().request(try Live.httpbin("/get?m=\(loudMarker)")).serializingData().response
+        await fulfillment(of: [loudCompleted], timeout: 5)
+        XCTAssertEqual(seen.all, [], "no notification for the session that opted out")
+        XCTAssertEqual(monitor.delivered, ["created", "resumed", "metrics", "attempt", "finished", "parsed"])
+    }
+
     func testThatTheLoggingMonitorWritesThroughSwiftLog() async throws {
         let lines = Recorder<String>()
         var logger = Logger(label: "test.curlfire") { _ in CollectingLogHandler(lines: lines) }

@@ -31,8 +31,13 @@ public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringCon
 }
 
 /// The parts of a request value that are not the transfer: shared by every request type.
+///
+/// Two references and the transfer, no more: a `DataRequest` (this plus its validators) then fits
+/// an existential's inline buffer, so handing one over as `any Request` (to monitors, retriers and
+/// notifications) allocates no box.
 struct RequestCore: Sendable {
-    let session: SessionManager
+    /// The session that runs the request (its transfer's).
+    var session: SessionManager { transfer.session }
     /// What the request sends and how (kept behind one reference: request values are copied at
     /// every step of a chain, and a spec is 273 bytes of closures, arrays and settings).
     var spec: Transfer.Spec { valueBox.spec }
@@ -47,7 +52,6 @@ struct RequestCore: Sendable {
     ///   is released with no handler attached, as Alamofire 4 sends such a request
     ///   (``SessionManager/startRequestsImmediately``). `false` for streams, which need a consumer.
     init(session: SessionManager, spec: Transfer.Spec, startsOnRelease: Bool = true) {
-        self.session = session
         var spec = spec
         // A binding (an object, a lock and a weak reference) only for a request that has adapters.
         let binding = spec.adapters.isEmpty ? nil : AdapterBinding()
@@ -68,10 +72,10 @@ struct RequestCore: Sendable {
     /// The identity of the transfer (``Request/id``).
     var id: UUID { transfer.id }
 
-    /// A core for an existing transfer (the request a retrier is asked about).
-    init(session: SessionManager, spec: Transfer.Spec, transfer: Transfer) {
-        self.session = session
-        valueBox = RequestValueBox(spec: spec, releaseStart: nil)
+    /// A core for an existing transfer (the request a retrier is asked about), sharing `box`
+    /// (one that starts nothing on release; ``Transfer/requestValue`` keeps one per transfer).
+    init(transfer: Transfer, box: RequestValueBox) {
+        valueBox = box
         self.transfer = transfer
     }
 

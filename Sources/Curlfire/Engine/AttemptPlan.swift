@@ -46,6 +46,11 @@ struct AttemptPlan: Sendable {
     let acceptEncoding: String?
     /// The session's ready-made list when ``headerLines`` are exactly its plain lines.
     let sharedHeaderList: SessionHeaderLines?
+    /// Whether the hop goes over TLS.
+    let isHTTPS: Bool
+    /// `CURLOPT_URL`: made once (Foundation builds a new `String` on every `absoluteString`, and
+    /// ``write(to:)`` may run more than once per attempt, EasyHandleReuse.swift).
+    private let curlURL: String?
 
     /// Plans a hop.
     ///
@@ -56,6 +61,9 @@ struct AttemptPlan: Sendable {
     init(request: URLRequest, body: UploadBody, options: TransferOptions) {
         self.request = request
         optionsBox = ImmutableBox(options)
+        let scheme = request.url?.scheme?.lowercased()
+        isHTTPS = scheme == "https" || scheme == "https+unix"
+        curlURL = options.unixSocket?.curlURL ?? request.url?.absoluteString
         method = request.httpMethod?.uppercased() ?? "GET"
         hasBody = !body.isEmpty
         // -1: a stream of unknown length goes chunked (HTTP/1.1) or as DATA frames until its end (HTTP/2).
@@ -79,17 +87,11 @@ struct AttemptPlan: Sendable {
         }
     }
 
-    /// Whether the hop goes over TLS.
-    var isHTTPS: Bool {
-        let scheme = request.url?.scheme?.lowercased()
-        return scheme == "https" || scheme == "https+unix"
-    }
-
     // MARK: - Options
 
     /// Lists the hop's libcurl options (callbacks, header lists and buffers are the attempt's own).
     func write<Writer: CurlOptionWriter>(to writer: inout Writer) {
-        writer.string(CURLOPT_URL, options.unixSocket?.curlURL ?? request.url?.absoluteString)
+        writer.string(CURLOPT_URL, curlURL)
         if let socket = options.unixSocket {
             writer.string(socket.isAbstract ? CURLOPT_ABSTRACT_UNIX_SOCKET : CURLOPT_UNIX_SOCKET_PATH, socket.path)
         }

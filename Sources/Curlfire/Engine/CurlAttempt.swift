@@ -86,6 +86,8 @@ final class CurlAttempt: @unchecked Sendable {
     var live: LiveAttempt?
     /// How many times this hop was already sent again unseen (UnprocessedStreamReplay.swift).
     var replays = 0
+    /// The record of this attempt's options, kept with its handle when it completes (EasyHandleReuse.swift); engine thread.
+    var handleRecord: EasyHandleRecord?
     /// transport: the bandwidth limits, `nil` when unset (RatePacer.swift); engine thread only.
     private var downloadPacer: RatePacer?
     private var uploadPacer: RatePacer?
@@ -182,13 +184,18 @@ final class CurlAttempt: @unchecked Sendable {
     }
 
     /// Configures `easy` for this attempt. Returns an error instead of starting when a setting is refused.
-    func configure(easy: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?) -> CurlfireError? {
+    ///
+    /// - Parameter record: The pooled handle's record of its last plan (`nil`: new or reset), and on
+    ///   return the one to keep with it (EasyHandleReuse.swift).
+    func configure(easy: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?,
+                   record: inout EasyHandleRecord?) -> CurlfireError? {
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard request.url != nil else { return .invalidURL(url: "nil") }
         if let failure = reader.open(wake: { [weak transfer] in transfer?.continueStreamedBody() }) { return failure }
         var writer = EasyWriter(handle: easy)
-        plan.write(to: &writer)
+        EasyHandleReuse.write(plan, eligible: EasyHandleReuse.isEligible(plan, replays: replays), easy: easy,
+                              to: &writer, record: &record)
         func set(_ code: CURLcode, _ option: CURLoption) {
             if code != CURLE_OK, writer.refused == nil { writer.refused = (code, option) }
         }

@@ -27,6 +27,9 @@ final class Engine: @unchecked Sendable {
     private let lock = Lock.make()
     private var commands: [Command] = []
     private var isShuttingDown = false
+    /// Whether the engine thread is in (or about to enter) `curl_multi_poll`; under `lock`. A
+    /// command sent while it runs is seen before it next sleeps, so only a sleeping engine is woken.
+    private var isSleeping = false
     /// Weak: the thread's closure holds the engine until the loop ends, and a strong reference back
     /// would make a cycle that outlives `shutdown()` (a running `Thread` keeps itself alive).
     private weak var thread: Thread?
@@ -34,7 +37,9 @@ final class Engine: @unchecked Sendable {
 
     // Engine-thread state.
     private var active: [ObjectIdentifier: CurlAttempt] = [:]
-    private var pool: [UnsafeMutableRawPointer] = []
+    /// Idle easy handles, each with the record of the plan it still carries when it was pooled
+    /// without a reset (EasyHandleReuse.swift).
+    private var pool: [(easy: UnsafeMutableRawPointer, record: EasyHandleRecord?)] = []
     /// Every trust bridge a handle was configured with: cached connections keep an unretained
     /// pointer to theirs in their `SSL_CTX`, so they live until the multi handle is cleaned up.
     private var trustKeepAlive: [ObjectIdentifier: AnyObject] = [:]
@@ -89,9 +94,10 @@ final class Engine: @unchecked Sendable {
             lock.unlock()
             return false
         }
-        // The engine takes every queued command each time it wakes: only the first command of a
-        // batch needs to wake it (one syscall, and one interrupted poll, per batch).
-        let wakes = commands.isEmpty
+        // The engine takes every queued command each time it wakes, and looks for more before it
+        // sleeps: only the first command for a sleeping engine wakes it (one syscall, and one
+        // interrupted poll, per batch; none while it is busy).
+        let wakes = isSleeping && commands.isEmpty
         commands.append(command)
         lock.unlock()
         if wakes { curl_multi_wakeup(multi) }
@@ -131,9 +137,13 @@ final class Engine: @unchecked Sendable {
             let paceWait = paced.isEmpty ? 100 : resumePacedAttempts()
             lock.lock()
             let more = !commands.isEmpty || isShuttingDown
+            isSleeping = !more
             lock.unlock()
             // While transfers run, wake at least every 100 ms so an idle one is failed on time.
-            if !more { curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : paceWait, nil) }
+            if !more {
+                curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : paceWait, nil)
+                lock.withLock { isSleeping = false }
+            }
         }
         tearDown()
         stopped.signal()
@@ -169,7 +179,7 @@ final class Engine: @unchecked Sendable {
     /// lifecycle: lends a pooled (or new) easy handle attached to the share handle to `body`, then
     /// resets and pools it again. The body is library code (cookie-list calls), never user code.
     private func runWithShareHandle(_ body: (UnsafeMutableRawPointer?) -> Void) {
-        guard let easy = pool.popLast() ?? curl_easy_init() else { return body(nil) }
+        guard let easy = takeHandle(reset: true)?.easy else { return body(nil) }
         if let share { _ = cfcurl_easy_setopt_ptr(easy, CURLOPT_SHARE, UnsafeMutableRawPointer(share)) }
         body(easy)
         recycle(easy)
@@ -181,7 +191,7 @@ final class Engine: @unchecked Sendable {
             attempt.transfer.attemptDidFinish(attempt.finish(ending: .cancelled))
             return
         }
-        guard let easy = pool.popLast() ?? curl_easy_init() else {
+        guard let (easy, pooledRecord) = takeHandle(reset: false) else {
             attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_OUT_OF_MEMORY))
             return
         }
@@ -190,7 +200,10 @@ final class Engine: @unchecked Sendable {
         if let trust = attempt.options.trust {
             trustKeepAlive[ObjectIdentifier(trust as AnyObject)] = trust as AnyObject
         }
-        if let error = attempt.configure(easy: easy, share: share) {
+        var record = consume pooledRecord
+        let refusal = attempt.configure(easy: easy, share: share, record: &record)
+        attempt.handleRecord = record
+        if let error = refusal {
             active[ObjectIdentifier(attempt)] = nil
             recycle(easy)
             attempt.transfer.attemptDidFinish(attempt.finish(ending: .refusedBeforeSending(error)))
@@ -283,23 +296,39 @@ final class Engine: @unchecked Sendable {
         let result = ending.map { attempt.finish(ending: $0) } ?? attempt.finish(code: code)
         if let easy = attempt.easy {
             curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
-            recycle(easy)
+            // Only a completed attempt leaves its handle in a known state worth keeping.
+            if case .completed = result.ending { recycle(easy, keeping: attempt.handleRecord) } else { recycle(easy) }
+            attempt.handleRecord = nil
         }
         // An HTTP/2 stream the server never processed is sent again, unseen (UnprocessedStreamReplay.swift).
         if ending == nil, UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
         attempt.transfer.attemptDidFinish(result)
     }
 
-    private func recycle(_ easy: UnsafeMutableRawPointer) {
+    /// Pools a handle: reset, or — with the record of a completed attempt's plan — as it is, so the
+    /// next attempt of the same shape sets only what differs (EasyHandleReuse.swift).
+    private func recycle(_ easy: UnsafeMutableRawPointer, keeping record: EasyHandleRecord? = nil) {
         if pool.count < Self.poolLimit {
-            // libcurl 7.88's reset drops the CURLOPT_COOKIEFILE list without freeing it (17 bytes a
-            // request, found by AddressSanitizer); setting the option to NULL frees it first.
-            _ = cfcurl_easy_setopt_ptr(easy, CURLOPT_COOKIEFILE, nil)
-            curl_easy_reset(UnsafeMutableRawPointer(easy))
-            pool.append(easy)
+            if record != nil {
+                EasyHandleReuse.park(easy)
+            } else {
+                EasyHandleReuse.reset(easy)
+            }
+            pool.append((easy, record))
         } else {
             curl_easy_cleanup(UnsafeMutableRawPointer(easy))
         }
+    }
+
+    /// A pooled handle (the most recently used first: the likeliest to match) or a new one; reset
+    /// first when `reset` is true.
+    private func takeHandle(reset: Bool) -> (easy: UnsafeMutableRawPointer, record: EasyHandleRecord?)? {
+        guard var taken = pool.popLast() else { return curl_easy_init().map { ($0, nil) } }
+        if reset, taken.record != nil {
+            EasyHandleReuse.reset(taken.easy)
+            taken.record = nil
+        }
+        return taken
     }
 
     private func tearDown() {
@@ -322,7 +351,7 @@ final class Engine: @unchecked Sendable {
             }
             attempt.transfer.attemptDidFinish(result)
         }
-        for easy in pool { curl_easy_cleanup(UnsafeMutableRawPointer(easy)) }
+        for (easy, _) in pool { curl_easy_cleanup(UnsafeMutableRawPointer(easy)) }
         pool.removeAll()
         curl_multi_cleanup(multi)
         if let share { curl_share_cleanup(share) }

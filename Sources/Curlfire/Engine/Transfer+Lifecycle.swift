@@ -65,16 +65,26 @@ struct StageCarry: @unchecked Sendable {
 // `emitAttemptFinished` and following a redirect without a handler, which only dispatch.
 extension Transfer {
     /// The public request value for this transfer (a `DataRequest`, `UploadRequest`, `StreamRequest`, …).
+    /// Every value made here shares one box (made on first use): a request's events, notifications
+    /// and retrier calls then allocate no box each.
     var requestValue: any Request {
-        spec.makeRequestValue(RequestCore(session: session, spec: spec, transfer: self))
+        let box = lock.withLock {
+            if let detachedValueBox { return detachedValueBox }
+            let made = RequestValueBox(spec: spec, releaseStart: nil)
+            detachedValueBox = made
+            return made
+        }
+        return spec.makeRequestValue(RequestCore(transfer: self, box: box))
     }
 
     // MARK: - Events
 
     /// Sends an event to the session's monitors (each on its own queue), and posts `posting`
-    /// when the event has a notification.
+    /// when the event has a notification and the session posts them
+    /// (``SessionConfiguration/postsTaskNotifications``).
     func emit(posting: Notification.Name? = nil, _ event: @escaping @Sendable (any EventMonitor, any Request) -> Void) {
         let monitors = session.eventMonitor
+        let posting = session.configuration.postsTaskNotifications ? posting : nil
         guard !monitors.isEmpty || posting != nil else { return }
         let request = requestValue
         if let posting { monitors.post(posting, request: request) }

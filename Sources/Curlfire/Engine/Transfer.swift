@@ -129,6 +129,9 @@ final class Transfer: @unchecked Sendable {
     var carry = StageCarry()
     /// lifecycle: the retry-delay and deadline timers, cancelled when the request ends; under `lock`.
     var timers = Timers()
+    /// The box shared by the request values made for monitors, notifications and retriers
+    /// (``requestValue``); it starts nothing on release, so holding it makes no cycle. Under `lock`.
+    var detachedValueBox: RequestValueBox?
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
     /// (Alamofire 4 reads it then): a request released with no handler is then sent.

@@ -42,6 +42,9 @@ struct CurlfireClient {
         var configuration = SessionConfiguration.default
         configuration.httpMaximumConnectionsPerHost = connections
         configuration.httpVersion = version
+        // CURLFIRE_BENCH_NOTIFICATIONS=0 measures a session that opted out of the Task notifications
+        // (SessionConfiguration.postsTaskNotifications); the default measures Alamofire's behaviour.
+        configuration.postsTaskNotifications = ProcessInfo.processInfo.environment["CURLFIRE_BENCH_NOTIFICATIONS"] != "0"
         CurlfireTrust.apply(rootCA: environment.rootCA, to: &configuration)
         return SessionManager(configuration: configuration)
     }
