@@ -94,6 +94,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case .unsupportedProtocol: return "The URL's scheme is not supported\(detail)."
         case .cancelled: return "The transfer was aborted\(detail)."
         case let .other(curlCode): return "The transfer failed (libcurl error \(curlCode))\(detail)."
+        case let .tlsProtocolRefused(refusal):
+            return "The TLS handshake failed under the TLS protocol policy: the server accepts \(refusal)\(detail)."
         }
     }
 

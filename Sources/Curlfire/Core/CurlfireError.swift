@@ -244,6 +244,10 @@ public enum TransportErrorCode: Sendable, Hashable {
     case cancelled
     /// Any other libcurl failure, with its `CURLcode`.
     case other(curlCode: Int)
+    /// The TLS handshake failed because the server offered nothing the hop's ``TLSProtocolPolicy``
+    /// allows — no version in its range, none of its cipher suites or groups — or the policy allows
+    /// nothing at all (then nothing was sent). Nothing of the request was sent.
+    case tlsProtocolRefused(TLSProtocolRefusal)
 }
 
 extension CurlfireError {

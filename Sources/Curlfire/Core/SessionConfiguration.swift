@@ -151,6 +151,14 @@ public struct SessionConfiguration: Sendable {
     /// running (it is cancelled when every caller has left). Concurrent misses of the
     /// ``responseCache`` collapse the same way. Downloads, uploads and streams are never coalesced.
     public var coalescesIdenticalRequests = false
+    /// The TLS versions, cipher suites and groups of the session's handshakes, for hosts without a
+    /// policy in ``tlsProtocolPolicies``. ``TLSProtocolPolicy/default`` by default: TLS 1.2 and 1.3
+    /// with OpenSSL's default suites and groups.
+    public var tlsProtocolPolicy: TLSProtocolPolicy = .default
+    /// TLS protocol policies per host, keyed and matched as ``ServerTrustPolicyManager`` keys are
+    /// (`"api.example.com"`, `"127.0.0.1"`, `"*.example.com"`; an exact key wins over a wildcard).
+    /// Each hop of a request uses its own host's policy. Empty by default.
+    public var tlsProtocolPolicies: [String: TLSProtocolPolicy] = [:]
 
     /// The default configuration.
     public init() {}

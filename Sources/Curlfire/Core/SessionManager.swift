@@ -125,7 +125,12 @@ public final class SessionManager: @unchecked Sendable {
         resolveEntries = configuration.hostResolutions.map { entry in entry.curlEntry.map(Result.success)
             ?? .failure(.invalidHostResolution(host: entry.host)) }
         if let interceptor { state.withLock { $0.interceptor = interceptor } }
+        tlsProtocolPolicies = TLSProtocolPolicyTable(sessionPolicy: configuration.tlsProtocolPolicy,
+                                                     hostPolicies: configuration.tlsProtocolPolicies)
     }
+
+    /// The TLS protocol policies of the session and its hosts, indexed once.
+    let tlsProtocolPolicies: TLSProtocolPolicyTable
 
     /// `CURLOPT_CONNECT_TO` entries from the configuration, made once.
     private let connectToEntries: [String]
@@ -193,6 +198,7 @@ public final class SessionManager: @unchecked Sendable {
             // An https+unix URL's host is the socket's path: TLS checks `localhost`, the host libcurl is given.
             let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
             options.trust = trustConfigurator(forHost: host)
+            options.tlsProtocolPolicy = tlsProtocolPolicies.policy(forHost: host)
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {
                 options.clientCertificate = ClientCertificateFiles(

@@ -28,6 +28,8 @@ enum AttemptEnding: Sendable {
     case transportError(code: CURLcode, message: String, headComplete: Bool)
     /// The session's engine stopped before the attempt could finish.
     case sessionDeinitialized
+    /// The TLS handshake failed on the hop's ``TLSProtocolPolicy`` (what it refused), with libcurl's message.
+    case tlsProtocolRefused(TLSProtocolRefusal, message: String)
 
     /// The error the attempt reports, `nil` when it completed.
     var error: CurlfireError? {
@@ -51,6 +53,8 @@ enum AttemptEnding: Sendable {
                                       message: Self.message(code, message: message, headComplete: headComplete))
         case .sessionDeinitialized:
             return .sessionDeinitialized
+        case let .tlsProtocolRefused(refusal, message):
+            return .sessionTaskFailed(code: .tlsProtocolRefused(refusal), message: message)
         }
     }
 

@@ -69,6 +69,8 @@ struct TransferOptions: Sendable {
     var receiveBufferSize = 0
     /// Whether progress callbacks are needed.
     var reportsProgress = false
+    /// The TLS versions, suites and groups of an HTTPS hop's handshake (its host's policy).
+    var tlsProtocolPolicy = TLSProtocolPolicy.default
 }
 
 /// A session's DNS-over-HTTPS endpoint as libcurl takes it, made once per session.

@@ -1,0 +1,16 @@
+import Foundation
+import FoundationNetworking
+
+extension SessionManager {
+    /// The error of an HTTPS hop whose host's ``TLSProtocolPolicy`` allows nothing (an empty version
+    /// range, an empty list, a control character in a list), checked before anything is sent; `nil`
+    /// for a usable policy or a plain-HTTP hop.
+    func tlsProtocolPolicyError(for request: URLRequest) -> CurlfireError? {
+        if tlsProtocolPolicies.allUsable { return nil }
+        let scheme = request.url?.scheme?.lowercased()
+        guard scheme == "https" || scheme == "https+unix" else { return nil }
+        let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
+        guard let (refusal, message) = tlsProtocolPolicies.policy(forHost: host).unusableReason else { return nil }
+        return .sessionTaskFailed(code: .tlsProtocolRefused(refusal), message: message)
+    }
+}
