@@ -56,6 +56,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "The bandwidth limit \(name) must be a positive number of bytes per second, not \(bytesPerSecond); nothing was sent."
         case let .downloadDestinationUnusable(error, destination):
             return Self.unusableDestinationSentence(error, destination: destination)
+        case let .tlsKeyLogFileUnusable(path, error):
+            return "The TLS key log file \(path) cannot be opened for appending, so nothing was sent: \(Self.clause(Self.describe(error)))"
         }
     }
 

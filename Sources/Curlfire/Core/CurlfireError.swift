@@ -90,6 +90,11 @@ public enum CurlfireError: Error, Sendable {
     /// `ENOENT` (no such directory, without `.createIntermediateDirectories`), `ENOTDIR`, `EISDIR`,
     /// `EACCES` or `EROFS` (the directory cannot be written).
     case downloadDestinationUnusable(error: Error, destination: URL)
+    // Issue 27 (tls).
+    /// ``SessionConfiguration/tlsKeyLogFile`` cannot be opened for appending (`error` is a
+    /// `POSIXError`; `EINVAL` for a URL that is not a file URL): every HTTPS request of the session
+    /// fails with it before anything is sent.
+    case tlsKeyLogFileUnusable(path: String, error: Error)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {

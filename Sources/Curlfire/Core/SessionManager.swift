@@ -127,7 +127,11 @@ public final class SessionManager: @unchecked Sendable {
         if let interceptor { state.withLock { $0.interceptor = interceptor } }
         tlsProtocolPolicies = TLSProtocolPolicyTable(sessionPolicy: configuration.tlsProtocolPolicy,
                                                      hostPolicies: configuration.tlsProtocolPolicies)
+        tlsKeyLog = configuration.tlsKeyLogFile.map { url in Result { () throws(CurlfireError) in try TLSKeyLog(url: url) } }
     }
+
+    /// The session's TLS key log (``SessionConfiguration/tlsKeyLogFile``), opened once; `nil` when off.
+    let tlsKeyLog: Result<TLSKeyLog, CurlfireError>?
 
     /// The TLS protocol policies of the session and its hosts, indexed once.
     let tlsProtocolPolicies: TLSProtocolPolicyTable
@@ -199,6 +203,9 @@ public final class SessionManager: @unchecked Sendable {
             let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
             options.trust = trustConfigurator(forHost: host)
             options.tlsProtocolPolicy = tlsProtocolPolicies.policy(forHost: host)
+            if case let .success(keyLog)? = tlsKeyLog {
+                options.keyLogging = KeyLoggingTLSContext(keyLog: keyLog, trust: options.trust)
+            }
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {
                 options.clientCertificate = ClientCertificateFiles(

@@ -185,9 +185,11 @@ struct AttemptPlan: Sendable {
         if let trust = options.trust {
             // The host's policy checks the host name itself (or deliberately does not).
             writer.long(CURLOPT_SSL_VERIFYHOST, 0)
-            writer.trustEvaluation(trust)
+            writer.trustEvaluation(options.keyLogging ?? trust)
         } else {
             writer.long(CURLOPT_SSL_VERIFYHOST, 2)
+            // libcurl verifies; the SSL_CTX callback only adds the key log.
+            if let keyLogging = options.keyLogging { writer.trustEvaluation(keyLogging) }
         }
         writeTLSProtocol(to: &writer)
         if let client = options.clientCertificate {

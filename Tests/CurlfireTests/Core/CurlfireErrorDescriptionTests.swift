@@ -92,6 +92,7 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
         all.append(.multipartEncodingFailed(reason: .outputStreamURLInvalid(url: URL(string: "https://example.com/form")!)))
         all += [.invalidTimeout(name: "deadline", value: -1), .invalidHostResolution(host: "example.com:0:x"),
                 .invalidBandwidthLimit(name: "maximumDownloadBytesPerSecond", bytesPerSecond: 0)]
+        all.append(.tlsKeyLogFileUnusable(path: "/nonexistent/keys.log", error: POSIXError(.ENOENT)))
         return all
     }()
 

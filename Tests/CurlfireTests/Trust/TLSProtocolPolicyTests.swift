@@ -97,7 +97,7 @@ final class TLSProtocolPolicyTests: XCTestCase {
         ]
         let session = SessionManager(configuration: configuration)
         func refusal(_ url: String) throws -> TLSProtocolRefusal? {
-            let error = session.tlsProtocolPolicyError(for: URLRequest(url: try XCTUnwrap(URL(string: url))))
+            let error = session.tlsSettingsError(for: URLRequest(url: try XCTUnwrap(URL(string: url))))
             guard case let .sessionTaskFailed(.tlsProtocolRefused(refusal), message)? = error else { return nil }
             XCTAssertFalse(message.isEmpty)
             return refusal
