@@ -190,6 +190,10 @@ final class Engine: @unchecked Sendable {
         if let trust = attempt.options.trust {
             trustKeepAlive[ObjectIdentifier(trust as AnyObject)] = trust as AnyObject
         }
+        if let keyLog = attempt.options.keyLogging?.keyLog {
+            // Its connections' SSL_CTX ex_data points at it, unretained, as at a bridge.
+            trustKeepAlive[ObjectIdentifier(keyLog)] = keyLog
+        }
         if let error = attempt.configure(easy: easy, share: share) {
             active[ObjectIdentifier(attempt)] = nil
             recycle(easy)
