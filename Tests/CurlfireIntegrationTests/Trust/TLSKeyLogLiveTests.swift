@@ -49,7 +49,7 @@ final class TLSKeyLogLiveTests: XCTestCase {
     /// it is capturing (its messages go to a file: a closed pipe would kill it before it flushes).
     private func capture(port: Int, into file: URL) throws -> (shell: pid_t, dumpcap: pid_t) {
         let dumpcap = try tool("dumpcap")
-        let messages = file.deletingPathExtension().appendingPathExtension("dumpcap.txt").path
+        let messages = Self.messages(of: file).path
         let script = """
             "$0" -i lo -f "tcp port $1" -w "$2" 2>"$3" & pid=$!
             tries=0
@@ -67,15 +67,28 @@ final class TLSKeyLogLiveTests: XCTestCase {
             throw XCTSkip("dumpcap cannot capture on lo here: \(started.firstLine)")
         }
         pids.append(pid)
+        // "Capturing on" can come a moment before the filter is live; a missed ClientHello (its
+        // random keys the log's lines) would make the exchange undecryptable.
+        usleep(1_000_000)
         return (started.pid, pid)
     }
 
-    /// Stops a capture with SIGINT (dumpcap then writes out its file) and waits until both the
-    /// capture and its shell have exited.
-    private func stop(_ capture: (shell: pid_t, dumpcap: pid_t)) {
-        kill(capture.dumpcap, SIGINT)
+    /// Where dumpcap's messages for the capture `file` go.
+    private static func messages(of file: URL) -> URL {
+        file.deletingPathExtension().appendingPathExtension("dumpcap.txt")
+    }
+
+    /// Stops a capture with SIGTERM (SIGINT would not do: a non-interactive shell starts background
+    /// commands with SIGINT ignored) and waits until dumpcap has written its closing statistics,
+    /// which it does after the capture file is complete. (BackgroundProcess starts the shell with
+    /// no signal blocked, so the signal arrives.)
+    private func stop(_ capture: (shell: pid_t, dumpcap: pid_t), messages: URL) {
+        kill(capture.dumpcap, SIGTERM)
         let deadline = Date().addingTimeInterval(20)
-        while kill(capture.shell, 0) == 0, Date() < deadline { usleep(50_000) }
+        while Date() < deadline,
+              !((try? String(contentsOf: messages, encoding: .utf8))?.contains("Packets captured") ?? false) {
+            usleep(50_000)
+        }
     }
 
     /// The request URIs tshark decrypts from `pcap`, with `keyLog` if given.
@@ -98,7 +111,7 @@ final class TLSKeyLogLiveTests: XCTestCase {
             .request("https://localhost:\(port)\(marker)").serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200, response.debugDescription)
         usleep(300_000) // let the last segments reach the capture
-        stop(dumpcap)
+        stop(dumpcap, messages: Self.messages(of: pcap))
 
         let attributes = try FileManager.default.attributesOfItem(atPath: keyLog.path)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, "only its owner may read the secrets")
