@@ -35,7 +35,7 @@ SERVERS := $(PYTHON) scripts/test-servers.py
 # own builds, tests, playgrounds and docs enable them all; every swift command here passes this, so
 # they share one build (a different set of traits recompiles everything).
 SWIFT_TRAITS ?= --enable-all-traits
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl squid
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl squid tshark
 
 .PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
 .PHONY: check-app-deps

@@ -1,7 +1,9 @@
 // Every ServerTrustPolicy against every certificate variant of the local HTTPS test servers:
 // a table of policy × server → pass, or the exact rejection reason, each cell checked against
 // what the policy promises. Then a public-key pin computed with the openssl CLI and with
-// `PublicKey.pin`, which must agree.
+// `PublicKey.pin`, which must agree. Last, TLS protocol policies against `openssl s_server`
+// restricted to one version, cipher suite or group: each handshake refused with what was refused,
+// or negotiated (version, suite, group from TransferMetrics); and a session's TLS key log.
 //
 //     swift run Pinning
 //
@@ -166,5 +168,90 @@ let cliPin = "sha256//" + result.output.trimmingCharacters(in: .whitespacesAndNe
 Playground.note(cliPin)
 Playground.check(result.status == 0 && cliPin == leafKey.pin, "equals try Certificate(contentsOf: leaf.pem).publicKey?.pin")
 Playground.check(PublicKey(pin: cliPin) == leafKey, "PublicKey(pin:) from the CLI's value is the same key")
+
+// MARK: - TLS protocol policy
+
+Playground.section("TLS protocol policy against openssl s_server (one version, suite or group at a time)")
+
+/// `openssl s_server -www` on a free loopback port with the valid chain and `restrictions`; its URL
+/// and process. Stopped at the end of the section.
+func sServer(_ restrictions: [String]) -> (url: String, process: Process) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["openssl", "s_server", "-accept", "127.0.0.1:0", "-www", "-no_dhe",
+                         "-cert", servers.pkiFile("leaf.pem").path, "-key", servers.pkiFile("leaf.key").path,
+                         "-cert_chain", servers.pkiFile("intermediate-ca.pem").path] + restrictions
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { Playground.fail("cannot start openssl s_server: \(error)") }
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { Playground.fail("openssl s_server exited before printing its address") }
+        line.append(chunk)
+    }
+    let text = String(decoding: line, as: UTF8.self)  // "ACCEPT 127.0.0.1:PORT"
+    guard let port = text.split(separator: "\n")[0].split(separator: ":").last.flatMap({ Int($0) }) else {
+        Playground.fail("openssl s_server printed \(text)")
+    }
+    return ("https://localhost:\(port)/", process)
+}
+
+/// What a request under `policy` got: the negotiated version, suite and group, or the refusal.
+func negotiate(_ url: String, _ policy: TLSProtocolPolicy) async -> (cell: String, refusal: TLSProtocolRefusal?) {
+    var configuration = SessionConfiguration()
+    configuration.trustedRootCertificates = [root]
+    configuration.timeoutIntervalForRequest = 10
+    configuration.tlsProtocolPolicy = policy
+    let response = await SessionManager(configuration: configuration).request(url).serializingData().response
+    if case let .tlsProtocolRefused(refusal)? = response.error?.transportErrorCode { return ("refused: \(refusal)", refusal) }
+    if let error = response.error { return ("failed: \(error)", nil) }
+    let metrics = response.metrics
+    return ("\(metrics?.tlsVersion ?? "?") \(metrics?.tlsCipher ?? "?") \(metrics?.tlsGroup ?? "-")", nil)
+}
+
+/// A server restriction, a policy, and the refusal expected (`nil`: the handshake succeeds).
+let protocolRows: [(server: [String], policy: TLSProtocolPolicy, name: String, expected: TLSProtocolRefusal?)] = [
+    (["-tls1_2"], .default, "default", nil),
+    (["-tls1_2"], TLSProtocolPolicy(minimumVersion: .v1_3), "minimum TLS 1.3", .version(minimum: .v1_3, maximum: .v1_3)),
+    (["-tls1_3"], TLSProtocolPolicy(maximumVersion: .v1_2), "maximum TLS 1.2", .version(minimum: .v1_2, maximum: .v1_2)),
+    (["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"], TLSProtocolPolicy(cipherList: "ECDHE-ECDSA-AES256-GCM-SHA384"),
+     "other TLS 1.2 cipher", .cipherSuites(cipherList: "ECDHE-ECDSA-AES256-GCM-SHA384", tls13CipherSuites: nil)),
+    (["-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256"], TLSProtocolPolicy(tls13CipherSuites: "TLS_AES_128_GCM_SHA256"),
+     "the server's 1.3 suite", nil),
+    (["-tls1_3", "-groups", "X25519"], TLSProtocolPolicy(groups: ["P-256"]), "group P-256", .groups(["P-256"])),
+    (["-tls1_3", "-groups", "X25519"], TLSProtocolPolicy(groups: ["P-384", "X25519"]), "groups P-384:X25519", nil),
+]
+var protocolSurprises = 0
+for row in protocolRows {
+    let server = sServer(row.server)
+    let (cell, refusal) = await negotiate(server.url, row.policy)
+    kill(server.process.processIdentifier, SIGKILL) // nothing to clean up; cannot be blocked
+    server.process.waitUntilExit()
+    let asExpected = refusal == row.expected && (row.expected != nil || cell.hasPrefix("TLSv"))
+    if !asExpected { protocolSurprises += 1 }
+    Playground.emit("   " + padded(row.server.joined(separator: " "), 48) + padded(row.name, 24) + cell + (asExpected ? "" : " !"))
+}
+Playground.check(protocolSurprises == 0, "every handshake refused or negotiated as its policy says")
+
+// MARK: - Key logging
+
+Playground.section("Key logging (SessionConfiguration.tlsKeyLogFile, for Wireshark; never in production)")
+let keyLogFile = FileManager.default.temporaryDirectory.appendingPathComponent("curlfire-pinning-keys-\(getpid()).log")
+try? FileManager.default.removeItem(at: keyLogFile)
+var keyLogging = SessionConfiguration()
+keyLogging.trustedRootCertificates = [root]
+keyLogging.tlsKeyLogFile = keyLogFile
+let logged = await SessionManager(configuration: keyLogging)
+    .request(servers.https("valid").appendingPathComponent("get")).serializingData().response
+let keyLines = ((try? String(contentsOf: keyLogFile, encoding: .utf8)) ?? "").split(separator: "\n")
+let labels = Set(keyLines.compactMap { $0.split(separator: " ").first.map(String.init) }).sorted()
+let mode = ((try? FileManager.default.attributesOfItem(atPath: keyLogFile.path))?[.posixPermissions] as? NSNumber)?.intValue ?? 0
+Playground.note("\(keyLines.count) lines in \(keyLogFile.path): \(labels.joined(separator: ", "))")
+Playground.check(logged.error == nil && !keyLines.isEmpty, "the handshake's secrets were appended in the NSS key log format")
+Playground.check(mode == 0o600, "the file is readable by its owner only (mode \(String(mode, radix: 8)))")
+Playground.note("decrypt a capture: tshark -r capture.pcap -o tls.keylog_file:\(keyLogFile.path) -Y http")
+try? FileManager.default.removeItem(at: keyLogFile)
 
 Playground.finish()

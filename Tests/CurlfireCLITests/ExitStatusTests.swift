@@ -18,6 +18,7 @@ final class ExitStatusTests: XCTestCase {
             (.connectionLost, .connection), (.tlsHandshakeFailed, .tls), (.serverCertificateUntrusted, .tls),
             (.clientCertificateRejected, .tls), (.badServerResponse, .io), (.tooManyRedirects, .io),
             (.writeFailed, .io), (.other(curlCode: 99), .io), (.cancelled, .failure),
+            (.tlsProtocolRefused(.version(minimum: .v1_3, maximum: .v1_3)), .tls),
         ]
         for (code, status) in cases {
             XCTAssertEqual(ExitStatus.forError(.sessionTaskFailed(code: code, message: "m")), status, "\(code)")

@@ -58,6 +58,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "The bandwidth limit \(name) must be a positive number of bytes per second, not \(bytesPerSecond); nothing was sent."
         case let .downloadDestinationUnusable(error, destination):
             return Self.unusableDestinationSentence(error, destination: destination)
+        case let .tlsKeyLogFileUnusable(path, error):
+            return "The TLS key log file \(path) cannot be opened for appending, so nothing was sent: \(Self.clause(Self.describe(error)))"
         }
     }
 
@@ -96,6 +98,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
         case .unsupportedProtocol: return "The URL's scheme is not supported\(detail)."
         case .cancelled: return "The transfer was aborted\(detail)."
         case let .other(curlCode): return "The transfer failed (libcurl error \(curlCode))\(detail)."
+        case let .tlsProtocolRefused(refusal):
+            return "The TLS handshake failed under the TLS protocol policy: the server accepts \(refusal)\(detail)."
         }
     }
 

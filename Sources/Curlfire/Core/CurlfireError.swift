@@ -95,6 +95,11 @@ public enum CurlfireError: Error, Sendable {
     /// `ENOENT` (no such directory, without `.createIntermediateDirectories`), `ENOTDIR`, `EISDIR`,
     /// `EACCES` or `EROFS` (the directory cannot be written).
     case downloadDestinationUnusable(error: Error, destination: URL)
+    // Issue 27 (tls).
+    /// ``SessionConfiguration/tlsKeyLogFile`` cannot be opened for appending (`error` is a
+    /// `POSIXError`; `EINVAL` for a URL that is not a file URL): every HTTPS request of the session
+    /// fails with it before anything is sent.
+    case tlsKeyLogFileUnusable(path: String, error: Error)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -249,6 +254,10 @@ public enum TransportErrorCode: Sendable, Hashable {
     case cancelled
     /// Any other libcurl failure, with its `CURLcode`.
     case other(curlCode: Int)
+    /// The TLS handshake failed because the server offered nothing the hop's ``TLSProtocolPolicy``
+    /// allows — no version in its range, none of its cipher suites or groups — or the policy allows
+    /// nothing at all (then nothing was sent). Nothing of the request was sent.
+    case tlsProtocolRefused(TLSProtocolRefusal)
 }
 
 extension CurlfireError {

@@ -149,6 +149,22 @@ public struct SessionConfiguration: Sendable {
     /// code observes none of these names can set `false`; ``EventMonitor``s, which cost nothing
     /// when none is attached, receive the same events either way.
     public var postsTaskNotifications = true
+    /// The TLS versions, cipher suites and groups of the session's handshakes, for hosts without a
+    /// policy in ``tlsProtocolPolicies``. ``TLSProtocolPolicy/default`` by default: TLS 1.2 and 1.3
+    /// with OpenSSL's default suites and groups.
+    public var tlsProtocolPolicy: TLSProtocolPolicy = .default
+    /// TLS protocol policies per host, keyed and matched as ``ServerTrustPolicyManager`` keys are
+    /// (`"api.example.com"`, `"127.0.0.1"`, `"*.example.com"`; an exact key wins over a wildcard).
+    /// Each hop of a request uses its own host's policy. Empty by default.
+    public var tlsProtocolPolicies: [String: TLSProtocolPolicy] = [:]
+    /// A file the secrets of every TLS connection the session makes are appended to, in the NSS key
+    /// log format Wireshark reads (`SSLKEYLOGFILE`), for debugging. `nil` by default.
+    ///
+    /// - Warning: Anyone who can read this file can decrypt every captured exchange of the session,
+    ///   passwords and tokens included. Never set it in production builds. The file is created with
+    ///   mode 0600 and only appended to; delete it when done. When it cannot be opened, every HTTPS
+    ///   request of the session fails with ``CurlfireError/tlsKeyLogFileUnusable(path:error:)``.
+    public var tlsKeyLogFile: URL?
 
     /// The default configuration.
     public init() {}

@@ -127,7 +127,16 @@ public final class SessionManager: @unchecked Sendable {
         resolveEntries = configuration.hostResolutions.map { entry in entry.curlEntry.map(Result.success)
             ?? .failure(.invalidHostResolution(host: entry.host)) }
         if let interceptor { state.withLock { $0.interceptor = interceptor } }
+        tlsProtocolPolicies = TLSProtocolPolicyTable(sessionPolicy: configuration.tlsProtocolPolicy,
+                                                     hostPolicies: configuration.tlsProtocolPolicies)
+        tlsKeyLog = configuration.tlsKeyLogFile.map { url in Result { () throws(CurlfireError) in try TLSKeyLog(url: url) } }
     }
+
+    /// The session's TLS key log (``SessionConfiguration/tlsKeyLogFile``), opened once; `nil` when off.
+    let tlsKeyLog: Result<TLSKeyLog, CurlfireError>?
+
+    /// The TLS protocol policies of the session and its hosts, indexed once.
+    let tlsProtocolPolicies: TLSProtocolPolicyTable
 
     /// `CURLOPT_CONNECT_TO` entries from the configuration, made once.
     private let connectToEntries: [String]
@@ -198,15 +207,9 @@ public final class SessionManager: @unchecked Sendable {
             // An https+unix URL's host is the socket's path: TLS checks `localhost`, the host libcurl is given.
             let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
             options.trust = trustConfigurator(forHost: host)
-            if let trust = options.trust, proxyRoute?.isHTTPS == true {
-                // libcurl calls the TLS context callback for the proxy's handshake too: the origin's
-                // policy must only see the origin's, inside the tunnel.
-                options.trust = TunnelledTrust(origin: trust)
-            }
-            if let trust = options.trust, let dnsOverHTTPS {
-                // libcurl's DoH queries inherit the TLS context callback: the origin's policy must
-                // not judge the resolver.
-                options.trust = DoHProbeTrust(origin: trust, resolver: dnsOverHTTPS.resolverTrust)
+            options.tlsProtocolPolicy = tlsProtocolPolicies.policy(forHost: host)
+            if case let .success(keyLog)? = tlsKeyLog {
+                options.keyLogging = KeyLoggingTLSContext(keyLog: keyLog, trust: options.trust)
             }
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {
@@ -238,9 +241,19 @@ public final class SessionManager: @unchecked Sendable {
         // session's adapter or retrier, or start a request) and the bridge parses certificates.
         let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
         let policyRequired = serverTrustPolicyManager?.allHostsMustBeEvaluated ?? false
-        let made = policy != nil || policyRequired || !configuration.trustedRootCertificates.isEmpty
+        var made: (any TLSContextConfiguring)? = policy != nil || policyRequired || !configuration.trustedRootCertificates.isEmpty
             ? TLSTrustBridge(host: key, policy: policy, policyRequired: policyRequired,
                              trustedRoots: configuration.trustedRootCertificates) : nil
+        if let trust = made, proxyRoute?.isHTTPS == true {
+            // libcurl calls the TLS context callback for the proxy's handshake too: the origin's
+            // policy must only see the origin's, inside the tunnel.
+            made = TunnelledTrust(origin: trust)
+        }
+        if let trust = made, let dnsOverHTTPS {
+            // libcurl's DoH queries inherit the TLS context callback: the origin's policy must not
+            // judge the resolver.
+            made = DoHProbeTrust(origin: trust, resolver: dnsOverHTTPS.resolverTrust)
+        }
         return state.withLock { values -> (any TLSContextConfiguring)? in
             // Two first uses may race: the first one stored wins, so a host's bridge never changes.
             if let winner = values.trustBridges[key] { return winner }

@@ -31,6 +31,7 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
         var isReusedConnection: Bool
         var tlsVersion: String?
         var tlsCipher: String?
+        var tlsGroup: String?
     }
 
     /// The box: written only while uniquely referenced (copy on write), so sharing it is safe.
@@ -151,6 +152,12 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
         get { storage.values.tlsCipher }
         set { mutate { $0.tlsCipher = newValue } }
     }
+    /// The negotiated key-exchange group, as OpenSSL names it (`"x25519"`, `"secp256r1"`); `nil` for
+    /// plain HTTP or a key exchange without a group.
+    public var tlsGroup: String? {
+        get { storage.values.tlsGroup }
+        set { mutate { $0.tlsGroup = newValue } }
+    }
 
     /// Creates metrics; all values are usually filled by the engine.
     public init(
@@ -161,7 +168,7 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
         bytesSent: Int64 = 0, bytesReceived: Int64 = 0, httpVersion: String? = nil,
         localAddress: String? = nil, localPort: Int? = nil, remoteAddress: String? = nil,
         remotePort: Int? = nil, isReusedConnection: Bool = false, tlsVersion: String? = nil,
-        tlsCipher: String? = nil
+        tlsCipher: String? = nil, tlsGroup: String? = nil
     ) {
         storage = Storage(Values(
             effectiveURL: effectiveURL, startDate: startDate, nameLookupDuration: nameLookupDuration,
@@ -171,7 +178,7 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
             bytesSent: bytesSent, bytesReceived: bytesReceived, httpVersion: httpVersion,
             localAddress: localAddress, localPort: localPort, remoteAddress: remoteAddress,
             remotePort: remotePort, isReusedConnection: isReusedConnection, tlsVersion: tlsVersion,
-            tlsCipher: tlsCipher))
+            tlsCipher: tlsCipher, tlsGroup: tlsGroup))
     }
 
     /// A one-line summary: version, addresses, reuse, TLS, and the phase times in milliseconds.
@@ -181,7 +188,7 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
         if let remoteAddress { parts.append("remote \(remoteAddress):\(remotePort ?? 0)") }
         if let localAddress { parts.append("local \(localAddress):\(localPort ?? 0)") }
         parts.append(isReusedConnection ? "reused connection" : "new connection")
-        if let tlsVersion { parts.append("\(tlsVersion) \(tlsCipher ?? "")") }
+        if let tlsVersion { parts.append("\(tlsVersion) \(tlsCipher ?? "")" + (tlsGroup.map { " \($0)" } ?? "")) }
         parts.append("dns \(ms(nameLookupDuration))")
         parts.append("connect \(ms(connectDuration))")
         parts.append("tls \(ms(tlsHandshakeDuration))")

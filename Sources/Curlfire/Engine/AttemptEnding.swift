@@ -36,6 +36,8 @@ enum AttemptEnding: Sendable {
         if case .proxyAuthenticationRequired = self { return true }
         return false
     }
+    /// The TLS handshake failed on the hop's ``TLSProtocolPolicy`` (what it refused), with libcurl's message.
+    case tlsProtocolRefused(TLSProtocolRefusal, message: String)
 
     /// The error the attempt reports, `nil` when it completed.
     var error: CurlfireError? {
@@ -61,6 +63,8 @@ enum AttemptEnding: Sendable {
             return .sessionDeinitialized
         case let .proxyAuthenticationRequired(proxy):
             return .proxyAuthenticationRequired(proxy: proxy)
+        case let .tlsProtocolRefused(refusal, message):
+            return .sessionTaskFailed(code: .tlsProtocolRefused(refusal), message: message)
         }
     }
 

@@ -210,16 +210,36 @@ struct AttemptPlan: Sendable {
         if let trust = options.trust {
             // The host's policy checks the host name itself (or deliberately does not).
             writer.long(CURLOPT_SSL_VERIFYHOST, 0)
-            writer.trustEvaluation(trust)
+            writer.trustEvaluation(options.keyLogging ?? trust)
         } else {
             writer.long(CURLOPT_SSL_VERIFYHOST, 2)
+            // libcurl verifies; the SSL_CTX callback only adds the key log.
+            if let keyLogging = options.keyLogging { writer.trustEvaluation(keyLogging) }
         }
+        writeTLSProtocol(to: &writer)
         if let client = options.clientCertificate {
             writer.string(CURLOPT_SSLCERT, client.certificatePath)
             writer.string(CURLOPT_SSLCERTTYPE, client.type)
             if let key = client.keyPath { writer.string(CURLOPT_SSLKEY, key) }
             if let password = client.password { writer.string(CURLOPT_KEYPASSWD, password) }
         }
+    }
+
+    /// The host's ``TLSProtocolPolicy``: libcurl keys connection reuse and TLS session resumption on
+    /// these options, so a connection made under one policy never serves a hop under another.
+    private func writeTLSProtocol<Writer: CurlOptionWriter>(to writer: inout Writer) {
+        let policy = options.tlsProtocolPolicy
+        let minimum = policy.minimumVersion == .v1_3 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2
+        let maximum: Int
+        switch policy.maximumVersion {
+        case nil: maximum = CURL_SSLVERSION_MAX_DEFAULT
+        case .v1_2?: maximum = CURL_SSLVERSION_MAX_TLSv1_2
+        case .v1_3?: maximum = CURL_SSLVERSION_MAX_TLSv1_3
+        }
+        writer.long(CURLOPT_SSLVERSION, Int(minimum) | Int(maximum))
+        if let list = policy.cipherList { writer.string(CURLOPT_SSL_CIPHER_LIST, list) }
+        if let suites = policy.tls13CipherSuites { writer.string(CURLOPT_TLS13_CIPHERS, suites) }
+        if let groups = policy.groups { writer.string(CURLOPT_SSL_EC_CURVES, groups.joined(separator: ":")) }
     }
 
     // MARK: - Headers

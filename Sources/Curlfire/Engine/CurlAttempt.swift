@@ -58,7 +58,7 @@ final class CurlAttempt: @unchecked Sendable {
     private var proxyHeaderList: UnsafeMutablePointer<curl_slist>?
     private var head = ResponseHead()
     private var firstByteTime: TimeInterval?
-    private var tls: (version: String?, cipher: String?) = (nil, nil)
+    private var tls = NegotiatedTLS()
     private var lastProgress: (Int64, Int64, Int64, Int64) = (-1, -1, -1, -1)
     /// Set for the body of a redirect that is followed without asking the handler.
     private var discardsBody = false
@@ -248,7 +248,7 @@ final class CurlAttempt: @unchecked Sendable {
     func receiveHeader(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         if firstByteTime == nil {
             firstByteTime = Date.timeIntervalSinceReferenceDate
-            if isHTTPS { readTLSInfo() }
+            if isHTTPS, let easy { tls = CurlInfo.negotiatedTLS(easy) }
         }
         idleClock.touch()
         head.consume(line)
@@ -347,21 +347,6 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
-    private func readTLSInfo() {
-        guard let easy else { return }
-        var raw: UnsafeMutableRawPointer?
-        guard cfcurl_easy_getinfo_ptr(UnsafeMutableRawPointer(easy), CURLINFO_TLS_SSL_PTR, &raw) == CURLE_OK,
-              let info = raw?.assumingMemoryBound(to: curl_tlssessioninfo.self),
-              info.pointee.backend == CURLSSLBACKEND_OPENSSL,
-              let ssl = info.pointee.internals
-        else { return }
-        let sslPointer = OpaquePointer(ssl)
-        if let version = SSL_get_version(sslPointer) { tls.version = String(cString: version) }
-        if let cipher = SSL_get_current_cipher(sslPointer), let name = SSL_CIPHER_get_name(cipher) {
-            tls.cipher = String(cString: name)
-        }
-    }
-
     // MARK: - Completion (engine thread)
 
     /// Builds the attempt's result once libcurl reports it done with `code`.
@@ -430,6 +415,10 @@ final class CurlAttempt: @unchecked Sendable {
         if sinkFailed, let sinkError = (sink as? FailableSink)?.failure { return .sinkFailure(sinkError) }
         var message = CurlCodeMapping.message(for: code)
         if errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }
+        if code == CURLE_SSL_CONNECT_ERROR, isHTTPS,
+           let refusal = TLSProtocolRefusal(handshakeMessage: message, policy: options.tlsProtocolPolicy) {
+            return .tlsProtocolRefused(refusal, message: message)
+        }
         return .transportError(code: code, message: message, headComplete: head.isComplete)
     }
 

@@ -39,7 +39,7 @@ enum CurlInfo {
 
     /// Builds ``TransferMetrics`` for a finished transfer.
     static func metrics(_ easy: UnsafeMutableRawPointer, requestURL: URL?, startDate: Date,
-                        tls: (version: String?, cipher: String?)) -> TransferMetrics {
+                        tls: NegotiatedTLS) -> TransferMetrics {
         let version: String?
         switch long(easy, CURLINFO_HTTP_VERSION) {
         case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
@@ -70,7 +70,8 @@ enum CurlInfo {
             remotePort: remotePort > 0 ? remotePort : nil,
             isReusedConnection: long(easy, CURLINFO_NUM_CONNECTS) == 0 && version != nil,
             tlsVersion: tls.version,
-            tlsCipher: tls.cipher
+            tlsCipher: tls.cipher,
+            tlsGroup: tls.group
         )
     }
 }

@@ -200,6 +200,10 @@ final class Engine: @unchecked Sendable {
         if let trust = attempt.options.trust {
             trustKeepAlive[ObjectIdentifier(trust as AnyObject)] = trust as AnyObject
         }
+        if let keyLog = attempt.options.keyLogging?.keyLog {
+            // Its connections' SSL_CTX ex_data points at it, unretained, as at a bridge.
+            trustKeepAlive[ObjectIdentifier(keyLog)] = keyLog
+        }
         var record = consume pooledRecord
         let refusal = attempt.configure(easy: easy, share: share, record: &record)
         attempt.handleRecord = record

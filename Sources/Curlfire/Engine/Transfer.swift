@@ -439,7 +439,8 @@ final class Transfer: @unchecked Sendable {
             ?? spec.timeLimits.validationError
             ?? session.rateLimits(for: spec.rateLimits).validationError
             ?? session.resolveEntries.lazy.compactMap({ entry -> CurlfireError? in
-                if case let .failure(error) = entry { return error } else { return nil } }).first {
+                if case let .failure(error) = entry { return error } else { return nil } }).first
+            ?? session.tlsSettingsError(for: request) {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt

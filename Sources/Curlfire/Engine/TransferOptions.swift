@@ -72,6 +72,11 @@ struct TransferOptions: Sendable {
     var receiveBufferSize = 0
     /// Whether progress callbacks are needed.
     var reportsProgress = false
+    /// The TLS versions, suites and groups of an HTTPS hop's handshake (its host's policy).
+    var tlsProtocolPolicy = TLSProtocolPolicy.default
+    /// The session's key log and the host's trust, installed together on the connection's SSL_CTX
+    /// when ``SessionConfiguration/tlsKeyLogFile`` is set; `nil` otherwise.
+    var keyLogging: KeyLoggingTLSContext?
 }
 
 /// A session's DNS-over-HTTPS endpoint as libcurl takes it, made once per session.

@@ -56,7 +56,7 @@ enum EventStreamVerdict: Equatable {
             case .cancelled:
                 return .cancelled
             case .tlsHandshakeFailed, .serverCertificateUntrusted, .clientCertificateRejected, .tooManyRedirects,
-                 .writeFailed, .readFailed, .decodingFailed, .unsupportedProtocol:
+                 .writeFailed, .readFailed, .decodingFailed, .unsupportedProtocol, .tlsProtocolRefused:
                 return .fatalFailure
             }
         default:

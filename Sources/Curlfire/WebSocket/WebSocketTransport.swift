@@ -16,7 +16,7 @@ final class WebSocketTransport: @unchecked Sendable {
     private let easy: UnsafeMutableRawPointer
     private let plan: AttemptPlan
     private(set) var socket: Int32 = -1
-    private var tls: (version: String?, cipher: String?) = (nil, nil)
+    private var tls = NegotiatedTLS()
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// Checked by libcurl's progress callback while connecting: a cancelled connect stops there.
     let cancelled: LockedValue<Bool>
@@ -92,7 +92,7 @@ final class WebSocketTransport: @unchecked Sendable {
             return .sessionTaskFailed(code: .connectionLost, message: "libcurl connected but reported no socket")
         }
         socket = fd
-        if plan.isHTTPS { readTLSInfo() }
+        if plan.isHTTPS { tls = CurlInfo.negotiatedTLS(easy) }
         return nil
     }
 
@@ -112,6 +112,10 @@ final class WebSocketTransport: @unchecked Sendable {
         }
         var message = CurlCodeMapping.message(for: code)
         if errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }
+        if code == CURLE_SSL_CONNECT_ERROR, plan.isHTTPS,
+           let refusal = TLSProtocolRefusal(handshakeMessage: message, policy: plan.options.tlsProtocolPolicy) {
+            return .sessionTaskFailed(code: .tlsProtocolRefused(refusal), message: message)
+        }
         return AttemptEnding.transportError(code: code, message: message, headComplete: false).error
             ?? .sessionTaskFailed(code: .other(curlCode: Int(code.rawValue)), message: message)
     }
@@ -125,19 +129,6 @@ final class WebSocketTransport: @unchecked Sendable {
         case X509_V_ERR_CERT_NOT_YET_VALID: return .certificateNotYetValid
         case X509_V_ERR_CERT_REVOKED: return .revoked(message: String(cString: X509_verify_cert_error_string(result)))
         default: return .chainInvalid(verifyError: result, message: String(cString: X509_verify_cert_error_string(result)))
-        }
-    }
-
-    private func readTLSInfo() {
-        var raw: UnsafeMutableRawPointer?
-        guard cfcurl_easy_getinfo_ptr(easy, CURLINFO_TLS_SSL_PTR, &raw) == CURLE_OK,
-              let info = raw?.assumingMemoryBound(to: curl_tlssessioninfo.self),
-              info.pointee.backend == CURLSSLBACKEND_OPENSSL, let ssl = info.pointee.internals
-        else { return }
-        let pointer = OpaquePointer(ssl)
-        if let version = SSL_get_version(pointer) { tls.version = String(cString: version) }
-        if let cipher = SSL_get_current_cipher(pointer), let name = SSL_CIPHER_get_name(cipher) {
-            tls.cipher = String(cString: name)
         }
     }
 

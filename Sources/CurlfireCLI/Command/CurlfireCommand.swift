@@ -56,6 +56,12 @@ struct CurlfireCommand: AsyncParsableCommand {
             throw ValidationError("--continue needs --download and -o FILE")
         }
         if (tls.cert == nil) != (tls.key == nil) { throw ValidationError("--cert and --key go together") }
+        if let version = tls.tlsMax, SessionFactory.tlsVersion(version) == nil {
+            throw ValidationError("--tls-max takes 1.2 or 1.3")
+        }
+        if tls.tlsv13, tls.tlsMax.flatMap(SessionFactory.tlsVersion) == .v1_2 {
+            throw ValidationError("--tlsv1.3 and --tls-max 1.2 leave no TLS version")
+        }
         if let timeout = transfer.timeout, !(timeout > 0) { throw ValidationError("--timeout must be positive") }
         if let seconds = transfer.maxTime, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--max-time must be positive") }
         if let seconds = transfer.connectTimeout, !(seconds > 0 && seconds.isFinite) {

@@ -94,6 +94,23 @@ struct TLSOptions: ParsableArguments {
 
     @Flag(help: "Do not verify the server's certificate. Only when you mean it.")
     var insecure = false
+
+    @Flag(name: .customLong("tlsv1.3"), help: "Require TLS 1.3 (TLS 1.2 is the oldest version offered otherwise).")
+    var tlsv13 = false
+
+    @Option(name: .customLong("tls-max"), help: ArgumentHelp("The newest TLS version to offer: 1.2 or 1.3.", valueName: "version"))
+    var tlsMax: String?
+
+    @Option(help: ArgumentHelp("TLS 1.2 cipher suites to offer, in OpenSSL's syntax (ECDHE-ECDSA-AES128-GCM-SHA256:…).",
+                               valueName: "list"))
+    var ciphers: String?
+
+    @Option(name: .customLong("tls13-ciphers"), help: ArgumentHelp("TLS 1.3 cipher suites to offer (TLS_AES_256_GCM_SHA384:…).",
+                                                                  valueName: "list"))
+    var tls13Ciphers: String?
+
+    @Option(help: ArgumentHelp("Key-exchange groups to offer, most preferred first (X25519:P-256).", valueName: "list"))
+    var curves: String?
 }
 
 /// Transfer options.

@@ -40,6 +40,11 @@ enum SessionFactory {
         for name in prepared.removedHeaders {
             configuration.httpAdditionalHeaders.remove(name: name)
         }
+        configuration.tlsProtocolPolicy = TLSProtocolPolicy(
+            minimumVersion: command.tls.tlsv13 ? .v1_3 : .v1_2,
+            maximumVersion: command.tls.tlsMax.flatMap(tlsVersion),
+            cipherList: command.tls.ciphers, tls13CipherSuites: command.tls.tls13Ciphers,
+            groups: command.tls.curves.map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) })
         if let path = command.tls.cacert {
             let certificates = Certificate.certificates(fromPEM: try read(path, what: "--cacert"))
             guard !certificates.isEmpty else { throw CLIFailure(.usage, "--cacert \(path): no PEM certificate in the file") }
@@ -77,6 +82,15 @@ enum SessionFactory {
             return nil
         }
         return ServerTrustPolicyManager(policies: [host: policy])
+    }
+
+    /// The version `--tls-max` names (`1.2`, `1.3`), `nil` for anything else.
+    static func tlsVersion(_ text: String) -> TLSVersion? {
+        switch text {
+        case "1.2": return .v1_2
+        case "1.3": return .v1_3
+        default: return nil
+        }
     }
 
     private static func read(_ path: String, what: String) throws(CLIFailure) -> Data {

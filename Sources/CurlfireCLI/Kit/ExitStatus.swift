@@ -61,7 +61,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public static func forTransport(_ code: TransportErrorCode) -> ExitStatus {
         switch code {
         case .timedOut: return .timeout
-        case .tlsHandshakeFailed, .serverCertificateUntrusted, .clientCertificateRejected: return .tls
+        case .tlsHandshakeFailed, .serverCertificateUntrusted, .clientCertificateRejected, .tlsProtocolRefused: return .tls
         case .cannotConnect, .cannotResolveHost, .cannotResolveProxy, .connectionLost: return .connection
         case .cancelled: return .failure
         case .badServerResponse, .tooManyRedirects, .sendFailed, .writeFailed, .readFailed, .decodingFailed,

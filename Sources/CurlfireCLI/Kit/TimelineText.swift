@@ -26,7 +26,7 @@ public enum TimelineText {
                 ("remote address", address(metrics.remoteAddress, metrics.remotePort)),
                 ("local address", address(metrics.localAddress, metrics.localPort)),
                 ("connection", metrics.isReusedConnection ? "reused" : "new"),
-                ("tls", metrics.tlsVersion.map { "\($0) \(metrics.tlsCipher ?? "")" } ?? "-"),
+                ("tls", metrics.tlsVersion.map { "\($0) \(metrics.tlsCipher ?? "")" + (metrics.tlsGroup.map { " \($0)" } ?? "") } ?? "-"),
             ]
         }
         let width = rows.map(\.0.count).max() ?? 0

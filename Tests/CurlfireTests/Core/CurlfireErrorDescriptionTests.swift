@@ -48,6 +48,9 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
             .timedOut, .cannotConnect, .cannotResolveHost, .cannotResolveProxy, .connectionLost, .badServerResponse,
             .tlsHandshakeFailed, .serverCertificateUntrusted, .clientCertificateRejected, .tooManyRedirects, .sendFailed,
             .writeFailed, .readFailed, .decodingFailed, .unsupportedProtocol, .cancelled, .other(curlCode: 99),
+            .tlsProtocolRefused(.version(minimum: .v1_3, maximum: .v1_3)), .tlsProtocolRefused(.groups(["P-256"])),
+            .tlsProtocolRefused(.cipherSuites(cipherList: "A", tls13CipherSuites: nil)),
+            .tlsProtocolRefused(.cipherSuitesOrGroups(cipherList: "A", tls13CipherSuites: nil, groups: ["P-256"])),
         ]
         let bodyStream: [CurlfireError.BodyStreamFailureReason] = [
             .producerFailed(error: error), .inputStreamReadFailed(error: error),
@@ -90,6 +93,7 @@ final class CurlfireErrorDescriptionTests: XCTestCase {
         all += [.invalidTimeout(name: "deadline", value: -1), .invalidHostResolution(host: "example.com:0:x"),
                 .proxyAuthenticationRequired(proxy: "127.0.0.1:3128"),
                 .invalidBandwidthLimit(name: "maximumDownloadBytesPerSecond", bytesPerSecond: 0)]
+        all.append(.tlsKeyLogFileUnusable(path: "/nonexistent/keys.log", error: POSIXError(.ENOENT)))
         return all
     }()
 
