@@ -295,8 +295,9 @@ final class SessionState: @unchecked Sendable {
         var interceptor: (any RequestInterceptor)?
         var redirectHandler: RedirectHandler?
         var startRequestsImmediately = true
-        /// The trust bridge per host (`.some(nil)`: libcurl's default verification), fixed at first use.
-        var trustBridges: [String: TLSTrustBridge?] = [:]
+        /// The trust evaluation per host (`.some(nil)`: libcurl's default verification), fixed at first use:
+        /// its bridge, wrapped for an HTTPS proxy (`TunnelledTrust`) and a DoH resolver (`DoHProbeTrust`).
+        var trustBridges: [String: (any TLSContextConfiguring)?] = [:]
     }
 
     private let lock = Lock.make()
