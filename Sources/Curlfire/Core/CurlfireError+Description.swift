@@ -56,6 +56,8 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return "The bandwidth limit \(name) must be a positive number of bytes per second, not \(bytesPerSecond); nothing was sent."
         case let .downloadDestinationUnusable(error, destination):
             return Self.unusableDestinationSentence(error, destination: destination)
+        case let .hstsStoreFailed(path, message):
+            return "The HSTS store's file \(path) could not be read or written (\(message)); the store keeps its hosts in memory."
         }
     }
 

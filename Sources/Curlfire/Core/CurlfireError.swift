@@ -90,6 +90,11 @@ public enum CurlfireError: Error, Sendable {
     /// `ENOENT` (no such directory, without `.createIntermediateDirectories`), `ENOTDIR`, `EISDIR`,
     /// `EACCES` or `EROFS` (the directory cannot be written).
     case downloadDestinationUnusable(error: Error, destination: URL)
+    // Issue 27 (hsts): kept together.
+    /// An ``HSTSStore``'s file could not be read or written (``HSTSStore/persistenceError``):
+    /// `path` is the file, `message` the system's reason. Requests are not failed by it; the store
+    /// keeps working in memory.
+    case hstsStoreFailed(path: String, message: String)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {

@@ -118,7 +118,8 @@ public final class SessionManager: @unchecked Sendable {
                         cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
-        connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }
+            .map { SessionConfiguration.connectToEntry(key: $0.key, value: $0.value) }
         dnsOverHTTPS = configuration.dnsOverHTTPSURL.map {
             DNSOverHTTPS(url: $0.absoluteString, trustedRoots: configuration.trustedRootCertificates)
         }
