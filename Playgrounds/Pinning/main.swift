@@ -167,4 +167,6 @@ Playground.note(cliPin)
 Playground.check(result.status == 0 && cliPin == leafKey.pin, "equals try Certificate(contentsOf: leaf.pem).publicKey?.pin")
 Playground.check(PublicKey(pin: cliPin) == leafKey, "PublicKey(pin:) from the CLI's value is the same key")
 
+await runHSTSSection(servers: servers, root: root) // HSTSSection.swift
+
 Playground.finish()
