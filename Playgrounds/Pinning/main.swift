@@ -101,6 +101,7 @@ func caseName(_ reason: CurlfireError.ServerTrustFailureReason) -> String {
     case .customEvaluationRejected: "customEvaluationRejected"
     case .other: "other"
     case .noPolicyForHost: "noPolicyForHost"
+    case .insufficientSignedCertificateTimestamps: "insufficientSignedCertificateTimestamps"
     }
 }
 
