@@ -169,5 +169,6 @@ Playground.check(result.status == 0 && cliPin == leafKey.pin, "equals try Certif
 Playground.check(PublicKey(pin: cliPin) == leafKey, "PublicKey(pin:) from the CLI's value is the same key")
 
 await runHSTSSection(servers: servers, root: root) // HSTSSection.swift
+runCertificateTransparencySection(servers: servers) // CertificateTransparencySection.swift
 
 Playground.finish()

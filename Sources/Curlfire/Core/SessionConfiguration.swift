@@ -164,6 +164,15 @@ public struct SessionConfiguration: Sendable {
     /// a custom evaluation or without host validation. One store may be shared by several
     /// sessions. `nil` by default: no HSTS.
     public var hstsStore: HSTSStore?
+    /// Certificate Transparency requirements by host, keyed like ``ServerTrustPolicyManager``'s
+    /// policies (exact host names and one-label wildcards such as `"*.example.com"`): a host with a
+    /// ``CertificateTransparencyPolicy`` is accepted only when, besides its trust policy, its
+    /// certificate carries enough valid SCTs (embedded, or in the TLS extension, which the session
+    /// then requests). Checked in the handshake, before any request byte; a failure is
+    /// ``CurlfireError/serverTrustEvaluationFailed(host:reason:)`` with
+    /// ``CurlfireError/ServerTrustFailureReason/insufficientSignedCertificateTimestamps(required:found:problems:)``.
+    /// Empty by default: no requirement.
+    public var certificateTransparencyPolicies: [String: CertificateTransparencyPolicy] = [:]
 
     /// The default configuration.
     public init() {}

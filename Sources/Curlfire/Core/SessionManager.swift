@@ -224,9 +224,11 @@ public final class SessionManager: @unchecked Sendable {
         // session's adapter or retrier, or start a request) and the bridge parses certificates.
         let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
         let policyRequired = serverTrustPolicyManager?.allHostsMustBeEvaluated ?? false
-        let made = policy != nil || policyRequired || !configuration.trustedRootCertificates.isEmpty
+        let transparency = CertificateTransparencyPolicy.policy(forHost: key,
+                                                                in: configuration.certificateTransparencyPolicies)
+        let made = policy != nil || policyRequired || !configuration.trustedRootCertificates.isEmpty || transparency != nil
             ? TLSTrustBridge(host: key, policy: policy, policyRequired: policyRequired,
-                             trustedRoots: configuration.trustedRootCertificates) : nil
+                             trustedRoots: configuration.trustedRootCertificates, transparency: transparency) : nil
         return state.withLock { values -> (any TLSContextConfiguring)? in
             // Two first uses may race: the first one stored wins, so a host's bridge never changes.
             if let winner = values.trustBridges[key] { return winner }
