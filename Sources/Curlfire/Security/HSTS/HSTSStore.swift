@@ -17,7 +17,7 @@ import Foundation
 /// when subdomains are included. Preloaded hosts are not written. Two stores writing one file
 /// keep the last writer's entries.
 ///
-/// `@unchecked Sendable`: every mutable value is in `state`, a ``LockedValue``; `fileURL` is a constant.
+/// `@unchecked Sendable`: every mutable value is in `state`, a `LockedValue`; `fileURL` is a constant.
 public final class HSTSStore: @unchecked Sendable {
     /// One known HSTS host.
     public struct Entry: Sendable, Hashable {
