@@ -103,6 +103,7 @@ func caseName(_ reason: CurlfireError.ServerTrustFailureReason) -> String {
     case .customEvaluationRejected: "customEvaluationRejected"
     case .other: "other"
     case .noPolicyForHost: "noPolicyForHost"
+    case .insufficientSignedCertificateTimestamps: "insufficientSignedCertificateTimestamps"
     }
 }
 
@@ -253,5 +254,8 @@ Playground.check(logged.error == nil && !keyLines.isEmpty, "the handshake's secr
 Playground.check(mode == 0o600, "the file is readable by its owner only (mode \(String(mode, radix: 8)))")
 Playground.note("decrypt a capture: tshark -r capture.pcap -o tls.keylog_file:\(keyLogFile.path) -Y http")
 try? FileManager.default.removeItem(at: keyLogFile)
+
+await runHSTSSection(servers: servers, root: root) // HSTSSection.swift
+runCertificateTransparencySection(servers: servers) // CertificateTransparencySection.swift
 
 Playground.finish()

@@ -60,6 +60,10 @@ extension CurlfireError: LocalizedError, CustomStringConvertible {
             return Self.unusableDestinationSentence(error, destination: destination)
         case let .tlsKeyLogFileUnusable(path, error):
             return "The TLS key log file \(path) cannot be opened for appending, so nothing was sent: \(Self.clause(Self.describe(error)))"
+        case let .hstsStoreFailed(path, message):
+            return "The HSTS store's file \(path) could not be read or written (\(message)); the store keeps its hosts in memory."
+        case let .certificateTransparencyLogListInvalid(reason):
+            return "The Certificate Transparency log list could not be read: \(CurlfireError.clause(reason))"
         }
     }
 
@@ -289,6 +293,9 @@ extension CurlfireError.ServerTrustFailureReason: CustomStringConvertible {
         case .noPolicyForHost:
             return "The ServerTrustPolicyManager has no policy for this host and requires one (allHostsMustBeEvaluated); "
                 + "policies are keyed by the URL's host exactly."
+        case let .insufficientSignedCertificateTimestamps(required, found, problems):
+            return "Its certificate has valid SCTs from \(found) distinct log operator(s) where \(required) are required"
+                + (problems.isEmpty ? "." : ": " + CurlfireError.clause(problems.joined(separator: "; ")))
         }
     }
 }

@@ -100,6 +100,13 @@ public enum CurlfireError: Error, Sendable {
     /// `POSIXError`; `EINVAL` for a URL that is not a file URL): every HTTPS request of the session
     /// fails with it before anything is sent.
     case tlsKeyLogFileUnusable(path: String, error: Error)
+    // Issue 27 (hsts): kept together.
+    /// An ``HSTSStore``'s file could not be read or written (``HSTSStore/persistenceError``):
+    /// `path` is the file, `message` the system's reason. Requests are not failed by it; the store
+    /// keeps working in memory.
+    case hstsStoreFailed(path: String, message: String)
+    /// A Certificate Transparency log list (``CTLogList``) could not be read: `reason` says why.
+    case certificateTransparencyLogListInvalid(reason: String)
 
     /// Why parameter encoding failed.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -214,6 +221,11 @@ public enum CurlfireError: Error, Sendable {
         /// (``ServerTrustPolicyManager/allHostsMustBeEvaluated``). Policies are keyed by the URL's host
         /// exactly: a pin under `127.0.0.1` does not cover `localhost`.
         case noPolicyForHost
+        // Issue 27 (hsts): Certificate Transparency.
+        /// A ``CertificateTransparencyPolicy`` was not met: valid SCTs came from `found` distinct log
+        /// operators where `required` are needed; `problems` names each SCT that did not count and why
+        /// (unknown log, invalid signature, timestamp in the future) or what was missing.
+        case insufficientSignedCertificateTimestamps(required: Int, found: Int, problems: [String])
     }
 }
 

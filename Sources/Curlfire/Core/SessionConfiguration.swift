@@ -64,7 +64,8 @@ public struct SessionConfiguration: Sendable {
     /// Connects to another address for a host name, as curl's `--connect-to`: `["api.example.com":
     /// "127.0.0.1"]` sends requests for `api.example.com` (any port) to 127.0.0.1 while TLS (SNI,
     /// certificate checks, trust policies) and the `Host` header still use `api.example.com`.
-    /// Empty by default.
+    /// A key `"host:port"` redirects only that port, and a value `"address:port"` (`"[::1]:8443"`)
+    /// connects to another port: `["api.example.com:443": "127.0.0.1:8443"]`. Empty by default.
     public var connectTo: [String: String] = [:]
     /// The most bytes per second each request of the session receives (its response body), paced by
     /// the engine from the first byte: a 10 MB download at 2 MB/s takes about 5 s, a short one too
@@ -165,6 +166,27 @@ public struct SessionConfiguration: Sendable {
     ///   mode 0600 and only appended to; delete it when done. When it cannot be opened, every HTTPS
     ///   request of the session fails with ``CurlfireError/tlsKeyLogFileUnusable(path:error:)``.
     public var tlsKeyLogFile: URL?
+    /// The HSTS store (RFC 6797) of the session: `http://` URLs of its known hosts — the first hop
+    /// and every redirect hop — are sent as `https://` before any byte goes out in the clear, and
+    /// `Strict-Transport-Security` headers teach it new hosts. A header is honoured only from an
+    /// HTTPS response whose server trust was evaluated with chain and host validation and
+    /// succeeded: libcurl's default verification, or a policy that validates both
+    /// (``ServerTrustPolicy/performDefaultEvaluation(validateHost:)`` and
+    /// ``ServerTrustPolicy/performRevokedEvaluation(validateHost:revocationFlags:)`` with
+    /// `validateHost: true`, the pinning policies with `validateCertificateChain: true` and
+    /// `validateHost: true`); never over `http://`, with ``ServerTrustPolicy/disableEvaluation``,
+    /// a custom evaluation or without host validation. One store may be shared by several
+    /// sessions. `nil` by default: no HSTS.
+    public var hstsStore: HSTSStore?
+    /// Certificate Transparency requirements by host, keyed like ``ServerTrustPolicyManager``'s
+    /// policies (exact host names and one-label wildcards such as `"*.example.com"`): a host with a
+    /// ``CertificateTransparencyPolicy`` is accepted only when, besides its trust policy, its
+    /// certificate carries enough valid SCTs (embedded, or in the TLS extension, which the session
+    /// then requests). Checked in the handshake, before any request byte; a failure is
+    /// ``CurlfireError/serverTrustEvaluationFailed(host:reason:)`` with
+    /// ``CurlfireError/ServerTrustFailureReason/insufficientSignedCertificateTimestamps(required:found:problems:)``.
+    /// Empty by default: no requirement.
+    public var certificateTransparencyPolicies: [String: CertificateTransparencyPolicy] = [:]
 
     /// The default configuration.
     public init() {}

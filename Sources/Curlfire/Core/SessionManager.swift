@@ -119,7 +119,8 @@ public final class SessionManager: @unchecked Sendable {
                         cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
-        connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }.map { "\($0.key)::\($0.value):" }
+        connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }
+            .map { SessionConfiguration.connectToEntry(key: $0.key, value: $0.value) }
         proxyRoute = ProxyRoute.make(configuration)
         dnsOverHTTPS = configuration.dnsOverHTTPSURL.map {
             DNSOverHTTPS(url: $0.absoluteString, host: $0.host ?? "", trustedRoots: configuration.trustedRootCertificates)
@@ -241,9 +242,12 @@ public final class SessionManager: @unchecked Sendable {
         // session's adapter or retrier, or start a request) and the bridge parses certificates.
         let policy = serverTrustPolicyManager?.serverTrustPolicy(forHost: key)
         let policyRequired = serverTrustPolicyManager?.allHostsMustBeEvaluated ?? false
-        var made: (any TLSContextConfiguring)? = policy != nil || policyRequired || !configuration.trustedRootCertificates.isEmpty
+        let transparency = CertificateTransparencyPolicy.policy(forHost: key,
+                                                                in: configuration.certificateTransparencyPolicies)
+        var made: (any TLSContextConfiguring)? = policy != nil || policyRequired
+            || !configuration.trustedRootCertificates.isEmpty || transparency != nil
             ? TLSTrustBridge(host: key, policy: policy, policyRequired: policyRequired,
-                             trustedRoots: configuration.trustedRootCertificates) : nil
+                             trustedRoots: configuration.trustedRootCertificates, transparency: transparency) : nil
         if let trust = made, proxyRoute?.isHTTPS == true {
             // libcurl calls the TLS context callback for the proxy's handshake too: the origin's
             // policy must only see the origin's, inside the tunnel.

@@ -416,6 +416,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
+        if let store = session.configuration.hstsStore { upgradeNextHopForHSTS(store) } // security: RFC 6797
         if session.engine.isCurrentThread, let url = lock.withLock({ carry.next?.request.url }),
            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
@@ -485,6 +486,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Called on the engine thread when an attempt is over.
     func attemptDidFinish(_ result: AttemptResult) {
+        if let store = session.configuration.hstsStore { learnHSTS(from: result, store: store) } // security: RFC 6797
         if session.configuration.coalescesIdenticalRequests, landFlight(result) { return } // resilience: a shared transfer
         var outcome = TransferOutcome(
             request: result.request, lazyResponse: result.lazyResponse, data: (result.sink as? MemorySink)?.data,

@@ -40,6 +40,10 @@ final class TLSTrustBridge: @unchecked Sendable {
     let requiresStapledOCSP: Bool
 
     private let anchorStore: TrustStore
+    /// The session's trusted roots (where an embedded SCT's issuer may be found).
+    let trustedRoots: [Certificate]
+    /// The host's Certificate Transparency requirement, checked after the policy accepted the chain.
+    let transparency: CertificateTransparencyPolicy?
     /// The verdicts of handshakes in progress, by handshake key.
     let failures = HandshakeFailureRecord()
 
@@ -51,8 +55,12 @@ final class TLSTrustBridge: @unchecked Sendable {
     ///   - policyRequired: whether a `nil` policy rejects the server with `.noPolicyForHost` instead.
     ///   - trustedRoots: anchors replacing the system roots (the session's `trustedRootCertificates`);
     ///                   empty for the system roots.
-    init(host: String, policy: ServerTrustPolicy?, policyRequired: Bool = false, trustedRoots: [Certificate]) {
+    ///   - transparency: the host's Certificate Transparency requirement, `nil` for none.
+    init(host: String, policy: ServerTrustPolicy?, policyRequired: Bool = false, trustedRoots: [Certificate],
+         transparency: CertificateTransparencyPolicy? = nil) {
         self.host = host
+        self.trustedRoots = trustedRoots
+        self.transparency = transparency
         self.policy = policy
         self.policyRequired = policyRequired
         anchorStore = trustedRoots.isEmpty ? TrustStore.system : TrustStore(anchors: trustedRoots)
@@ -80,6 +88,7 @@ final class TLSTrustBridge: @unchecked Sendable {
             let bridge = Unmanaged<TLSTrustBridge>.fromOpaque(argument).takeUnretainedValue()
             return bridge.verify(storeContext)
         }, me)
+        if transparency != nil, !Self.requestSignedCertificateTimestamps(on: context) { return false }
         if requiresStapledOCSP {
             guard cfssl_SSL_CTX_set_tlsext_status_type(context, TLSEXT_STATUSTYPE_ocsp) == 1,
                   cfssl_SSL_CTX_set_tlsext_status_cb(context, { ssl, argument in
@@ -100,7 +109,12 @@ final class TLSTrustBridge: @unchecked Sendable {
     /// The verify callback's body: evaluates the presented chain, records the verdict under the
     /// handshake's key and sets the store context's result.
     func verify(_ storeContext: OpaquePointer) -> Int32 {
-        let outcome = evaluate(presentedChain(storeContext))
+        let chain = presentedChain(storeContext)
+        var outcome = evaluate(chain)
+        if outcome.failure == nil, let transparency,
+           let reason = checkTransparency(transparency, chain: chain, storeContext: storeContext) {
+            outcome = .failure(reason)
+        }
         if let key = HandshakeKey.key(ofStoreContext: storeContext) {
             failures.record(outcome.failure, forHandshake: key)
         }

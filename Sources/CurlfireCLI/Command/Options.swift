@@ -92,6 +92,9 @@ struct TLSOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Private key (PEM) of --cert.", valueName: "file"))
     var key: String?
 
+    @Option(help: ArgumentHelp("HSTS cache file (curl's format, created when missing): http:// URLs of its hosts are sent as https://, and Strict-Transport-Security headers from verified HTTPS servers are saved to it.", valueName: "file"))
+    var hsts: String?
+
     @Flag(help: "Do not verify the server's certificate. Only when you mean it.")
     var insecure = false
 

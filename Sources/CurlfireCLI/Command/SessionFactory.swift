@@ -60,6 +60,11 @@ enum SessionFactory {
             }
             configuration.clientIdentity = identity
         }
+        if let path = command.tls.hsts {
+            let store = HSTSStore(fileURL: URL(fileURLWithPath: path))
+            if let error = store.persistenceError { throw CLIFailure(.io, "--hsts \(path): \(error)") }
+            configuration.hstsStore = store
+        }
         return SessionManager(configuration: configuration, serverTrustPolicyManager: try policies(command, host: prepared.url.host ?? ""),
                               eventMonitors: monitors)
     }
