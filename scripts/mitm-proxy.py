@@ -12,6 +12,7 @@ The flows log is mitmdump's output: one line per request it forwarded upstream.
 Standard library only (BackgroundProcess starts it with the system python3).
 """
 import argparse
+import fcntl
 import json
 import os
 import signal
@@ -93,7 +94,11 @@ def main():
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     signal.signal(signal.SIGINT, lambda *_: stopping.append(True))
-    child, port, flows = start(args.confdir, args.upstream_ca)
+    # mitmdump generates its CA into an empty confdir on start: two test processes starting at once
+    # must not each write one (the first would then trust a CA the second replaced).
+    with open(args.confdir / ".start.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        child, port, flows = start(args.confdir, args.upstream_ca)
     try:
         print(json.dumps({"port": port, "ca": str(args.confdir / "mitmproxy-ca-cert.pem"), "flows": str(flows)}),
               flush=True)
