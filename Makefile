@@ -14,10 +14,11 @@
 #   make openapi-generate  regenerate the committed OpenAPI test client (builds the generator once)
 #   make bench         the benchmarks against nginx (docs/Performance.md), then `make bench-chart`
 #   make bench-chart   draw the concurrency sweep of Benchmarks/results/latest.json (matplotlib in .venv-bench)
+#   make mitm-venv     mitmproxy in its own venv .venv-mitm, for the intercepting-proxy pinning tests (part of deps)
 #   make clean         stop the servers, remove $(STATE_DIR), the SwiftPM build products and every
 #                      other scratch path (.build-tsan, .build-asan, .build-fuzz, .build-openapi,
 #                      .testservers-bench)
-#   make distclean     clean, plus .build, .venv, .venv-bench and the generated PKI
+#   make distclean     clean, plus .build, .venv, .venv-bench, .venv-mitm and the generated PKI
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -37,7 +38,7 @@ SERVERS := $(PYTHON) scripts/test-servers.py
 SWIFT_TRAITS ?= --enable-all-traits
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl squid tshark
 
-.PHONY: deps system-deps venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
+.PHONY: deps system-deps venv mitm-venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
 .PHONY: check-app-deps
 
 deps: system-deps venv pki
@@ -49,6 +50,20 @@ system-deps:
 
 venv:
 	@$(SERVERS) ensure-venv >/dev/null
+
+# mitmproxy for InterceptingProxyPinningTests (docs/Testing.md), in a venv of its own so that its many
+# dependencies never touch the test servers' pins in .venv; started by scripts/mitm-proxy.py. 11.0.x is
+# the newest mitmproxy for Python 3.11. The stamp names the version: changing it rebuilds the venv.
+MITMPROXY_VERSION := 11.0.2
+MITM_VENV := .venv-mitm
+deps: mitm-venv
+mitm-venv: $(MITM_VENV)/.complete-$(MITMPROXY_VERSION)
+
+$(MITM_VENV)/.complete-$(MITMPROXY_VERSION):
+	rm -rf $(MITM_VENV)
+	$(PYTHON) -m venv $(MITM_VENV)
+	$(MITM_VENV)/bin/pip install --quiet --disable-pip-version-check --no-input mitmproxy==$(MITMPROXY_VERSION)
+	touch $@
 
 pki:
 	@$(SERVERS) ensure-pki --pki-dir $(PKI_DIR) >/dev/null
@@ -101,7 +116,7 @@ clean: stop-servers
 	$(SWIFT) package clean
 
 distclean: clean
-	rm -rf .build Benchmarks/.build .venv .venv-bench $(PKI_DIR)
+	rm -rf .build Benchmarks/.build .venv .venv-bench $(MITM_VENV) $(PKI_DIR)
 
 # Documentation: the DocC site of every library product, one archive each in $(DOCS_DIR)/<Target>
 # (`make docs`, warnings as errors: a broken symbol link or a malformed comment fails it), and
