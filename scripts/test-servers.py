@@ -226,6 +226,28 @@ def free_port():
         return s.getsockname()[1]
 
 
+def await_listening(kind, proc, started, ports, deadline, error_log, stderr_log, offset, ready=lambda: True):
+    """Waits until a server just spawned accepts on every port and `ready()` holds: its entry.
+
+    `None` when it exited because a port was taken meanwhile (the caller retries with new ports);
+    raises `Failure` when it did not listen in time or exited for another reason. `offset` is the
+    error log's size before the spawn, so only this start's errors are read.
+    """
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        if all(accepts(port, 0.2) for port in ports) and ready():
+            return {"kind": kind, "pid": proc.pid, "start": started, "ports": ports}
+        time.sleep(0.05)
+    else:
+        terminate([{"kind": kind, "pid": proc.pid, "start": started}])
+        raise Failure(f"{kind} did not listen in time:\n{tail(error_log)}\n{tail(stderr_log)}")
+    new_errors = error_log.read_text(errors="replace")[offset:] if error_log.exists() else ""
+    if "Address already in use" in new_errors:
+        return None
+    raise Failure(f"{kind} exited with {proc.returncode}:\n{tail(error_log)}\n{tail(stderr_log)}")
+
+
 def accepts(port, timeout=0.5):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout):
@@ -527,22 +549,12 @@ def start_nginx(state_dir, pki, deadline, connections=DEFAULT_NGINX_CONNECTIONS)
         offset = err_log.stat().st_size if err_log.exists() else 0
         proc, started = spawn([nginx, "-p", str(nginx_dir), "-c", str(conf), "-e", str(err_log)],
                               logs / "nginx.stderr.log", cwd=str(state_dir))
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                break
-            if all(accepts(port, 0.2) for port in ports):
-                if nginx_ready(http_port, https_port):
-                    return {"kind": "nginx", "pid": proc.pid, "start": started, "ports": ports,
-                            "connections": connections, "unix_socket": unix_socket}
-            time.sleep(0.05)
-        else:
-            terminate([{"kind": "nginx", "pid": proc.pid, "start": started}])
-            raise Failure(f"nginx did not answer in time:\n{tail(err_log)}\n{tail(logs / 'nginx.stderr.log')}")
-        new_errors = err_log.read_text(errors="replace")[offset:] if err_log.exists() else ""
-        if "Address already in use" in new_errors:
+        entry = await_listening("nginx", proc, started, ports, deadline, err_log, logs / "nginx.stderr.log",
+                                offset, ready=lambda: nginx_ready(http_port, https_port))
+        if entry is None:
             log(f"nginx: port taken, retrying ({attempt + 1})")
             continue
-        raise Failure(f"nginx exited with {proc.returncode}:\n{tail(err_log)}\n{tail(logs / 'nginx.stderr.log')}")
+        return {**entry, "connections": connections, "unix_socket": unix_socket}
     raise Failure("nginx: could not find free ports")
 
 
@@ -613,20 +625,11 @@ def start_squid(state_dir, pki, deadline):
         offset = cache_log.stat().st_size if cache_log.exists() else 0
         # -N: no daemon, so the watchdog stops it like the other servers.
         proc, started = spawn([squid, "-N", "-f", str(conf)], logs / "squid.stderr.log", cwd=str(squid_dir))
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                break
-            if all(accepts(port, 0.2) for port in ports):
-                return {"kind": "squid", "pid": proc.pid, "start": started, "ports": ports}
-            time.sleep(0.05)
-        else:
-            terminate([{"kind": "squid", "pid": proc.pid, "start": started}])
-            raise Failure(f"squid did not listen in time:\\n{tail(cache_log)}\\n{tail(logs / 'squid.stderr.log')}")
-        new_errors = cache_log.read_text(errors="replace")[offset:] if cache_log.exists() else ""
-        if "Address already in use" in new_errors:
+        entry = await_listening("squid", proc, started, ports, deadline, cache_log, logs / "squid.stderr.log", offset)
+        if entry is None:
             log(f"squid: port taken, retrying ({attempt + 1})")
             continue
-        raise Failure(f"squid exited with {proc.returncode}:\\n{tail(cache_log)}\\n{tail(logs / 'squid.stderr.log')}")
+        return entry
     raise Failure("squid: could not find free ports")
 
 
