@@ -95,7 +95,9 @@ final class MultipartWriteTests: TemporaryDirectoryTestCase {
 
     /// Streams a 20 MiB file part to disk and checks the process's peak resident memory grew far less
     /// than the file. The peak is reset first through `/proc/self/clear_refs`; as a control, encoding
-    /// the same form in memory must grow the peak by about the file's size (checked against 18 MiB).
+    /// the same form in memory must grow the peak well past the streaming bound (checked against 12 MiB,
+    /// twice that bound: the allocator may serve part of the 20 MiB from pages already resident after
+    /// the streaming step, so the control's growth varies between about 17 and 21 MiB).
     func testThatWritingA20MBFilePartKeepsPeakMemoryLow() throws {
         // Given
         let chunk = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
@@ -121,7 +123,7 @@ final class MultipartWriteTests: TemporaryDirectoryTestCase {
 
         // Then
         XCTAssertLessThan(streamingGrowth, 6 * 1024, "peak grew \(streamingGrowth) KiB while streaming")
-        XCTAssertGreaterThan(inMemoryGrowth, 18 * 1024, "the meter must see an in-memory encode")
+        XCTAssertGreaterThan(inMemoryGrowth, 12 * 1024, "the meter must see an in-memory encode")
         let attributes = try FileManager.default.attributesOfItem(atPath: output.path)
         XCTAssertEqual((attributes[.size] as? NSNumber)?.uint64Value, form.contentLength)
         XCTAssertEqual(UInt64(inMemory.count), form.contentLength)
