@@ -138,6 +138,8 @@ extension CurlfireTransport {
 /// A stream request's body chunks as the `HTTPBody` of a response: the first chunk, read before the
 /// response is returned, then the rest. Iterated once; dropping it unread cancels the transfer
 /// (the stream's iterator does, when it is released).
+/// `@unchecked Sendable`: `iterator` and `pending` are touched only under `lock`, and `HTTPBody`
+/// iterates a `.single` body once, so one reader at a time moves the iterator out and back.
 final class ResponseChunks: AsyncSequence, @unchecked Sendable {
     typealias Element = HTTPBody.ByteChunk
 

@@ -32,6 +32,7 @@ enum ResponseFile {
 }
 
 /// An open file, closed when the last chunk sequence or iterator holding it goes away.
+/// `@unchecked Sendable`: the handle is read by the body's one iterator only (the body iterates once).
 final class OpenFile: @unchecked Sendable {
     // Only the one iterator reads it (the body iterates once), so no lock is needed.
     let handle: FileHandle

@@ -49,6 +49,10 @@ public enum AuthenticationError: Error, Sendable {
 /// same time, ``Authenticator/refresh(_:for:completion:)`` runs once; the others wait, then go out
 /// with the new credential. More than ``RefreshWindow/maximumAttempts`` refreshes within
 /// ``RefreshWindow/interval`` fail with ``AuthenticationError/excessiveRefresh`` instead of looping.
+///
+/// `@unchecked Sendable`: `authenticator` and `refreshWindow` are constants, and every mutable field
+/// (the credential, the refresh in progress, the waiting adapts and retries) is in `state`, which
+/// is read and written only under the interceptor's lock; completions run after the lock is released.
 public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: RequestInterceptor,
     @unchecked Sendable {
     /// The credential type.

@@ -19,6 +19,10 @@ import Musl
 /// ``shared`` watches the network in general for the whole program, and every listening manager
 /// also posts `Notification.Name.Reachability.DidChange`. ``OfflineRetrier`` uses a
 /// manager to retry requests once the network is back.
+///
+/// `@unchecked Sendable` (it is `open`, so it cannot be checked): the listener, its queue, the netlink
+/// source and the last status are read and written only under the manager's lock; the target is a
+/// constant and the status is computed on the manager's own serial netlink queue.
 open class NetworkReachabilityManager: @unchecked Sendable {
     /// Whether and how the host can be reached.
     public enum NetworkReachabilityStatus: Equatable, Sendable {

@@ -3,6 +3,7 @@ import FoundationNetworking
 
 /// The transfer a request's adapters belong to, set once right after the transfer is made.
 /// Weak: the transfer's spec holds the adapters, which hold this.
+/// `@unchecked Sendable`: its one mutable field, the weak transfer, is read and written only under `lock`.
 final class AdapterBinding: @unchecked Sendable {
     private let lock = Lock.make()
     private weak var transfer: Transfer?

@@ -43,6 +43,8 @@ final class ClosureStreamConsumer: StreamConsumer, @unchecked Sendable {
 }
 
 /// Holds chunks for an async iterator; a chunk is consumed when `next()` returns it.
+/// `@unchecked Sendable`: the chunks, counts, completion and waiting continuations are touched only
+/// under `lock`; continuations are resumed after it is released. `buffer` and `validation` are set once.
 final class AsyncStreamConsumer: StreamConsumer, @unchecked Sendable {
     private weak var buffer: StreamBuffer?
     private let validation: StreamValidation

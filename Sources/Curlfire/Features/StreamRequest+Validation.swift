@@ -62,6 +62,7 @@ extension StreamRequest {
 }
 
 /// A consumer's validators, run once, on the first chunk or at the end, whichever comes first.
+/// `@unchecked Sendable`: the validators and closures are constants; `state` is touched only under `lock`.
 final class StreamValidation: @unchecked Sendable {
     private enum State { case pending, passed, failed(CurlfireError) }
 

@@ -2,7 +2,9 @@ import Foundation
 import FoundationNetworking
 
 /// A request waiting on a shared transfer: its own transfer, stage and request as sent.
-struct CoalescedCaller: Identifiable, @unchecked Sendable { // a URLRequest and a Transfer; never mutated
+/// `@unchecked Sendable`: every field is a constant (`URLRequest` is a value type that Foundation on
+/// Linux does not mark `Sendable`; the transfer guards its own state).
+struct CoalescedCaller: Identifiable, @unchecked Sendable {
     let transfer: Transfer
     let stage: RequestStateMachine.Stage
     let request: URLRequest

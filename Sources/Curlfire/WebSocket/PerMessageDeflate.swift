@@ -53,6 +53,8 @@ struct PerMessageDeflateParameters: Sendable, Equatable {
 
 /// Inflates permessage-deflate messages: a raw-deflate stream, kept across messages unless the
 /// server resets its own (`server_no_context_takeover`). Owned by one connection's thread.
+/// `@unchecked Sendable`: the `z_stream` is used only on its connection's own thread
+/// (`WebSocketLoop`), one message at a time; it is made there too.
 final class WebSocketInflater: @unchecked Sendable {
     private var stream = z_stream()
     private let resetsEachMessage: Bool
@@ -106,6 +108,8 @@ final class WebSocketInflater: @unchecked Sendable {
 
 /// Deflates outgoing messages for permessage-deflate (raw deflate, sync flush, the trailing
 /// `00 00 FF FF` removed). Owned by one connection's thread.
+/// `@unchecked Sendable`: the `z_stream` is used only on its connection's own thread
+/// (`WebSocketLoop`), one message at a time; it is made there too.
 final class WebSocketDeflater: @unchecked Sendable {
     private var stream = z_stream()
     private let resetsEachMessage: Bool
