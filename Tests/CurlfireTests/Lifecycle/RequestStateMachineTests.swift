@@ -119,11 +119,12 @@ final class RequestStateMachineTests: XCTestCase {
         let kind: Kind
         /// Whether `suspend()` is in effect after the event.
         let suspendedAfter: Bool
+        let file: StaticString
         let line: UInt
         init(_ state: String, _ event: Event, _ next: String, _ action: String, _ kind: Kind, suspendedAfter: Bool,
-             line: UInt = #line) {
+             file: StaticString = #filePath, line: UInt = #line) {
             (self.state, self.event, self.next, self.action) = (state, event, next, action)
-            (self.kind, self.suspendedAfter, self.line) = (kind, suspendedAfter, line)
+            (self.kind, self.suspendedAfter, self.file, self.line) = (kind, suspendedAfter, file, line)
         }
     }
 
@@ -159,18 +160,18 @@ final class RequestStateMachineTests: XCTestCase {
                 let impossible = Recorder<String>()
                 var machine = Self.machine(in: row.state, suspended: suspended, withHistory: true, impossible: impossible)
                 let pair = "\(suspended ? "suspended " : "")\(row.state) + \(row.event)"
-                XCTAssertEqual(Self.name(machine.state), row.state, "setting up \(pair)", line: row.line)
-                XCTAssertEqual(machine.isSuspended, suspended, "setting up \(pair)", line: row.line)
-                XCTAssertEqual(impossible.all, [], "setting up \(pair)", line: row.line)
+                XCTAssertEqual(Self.name(machine.state), row.state, "setting up \(pair)", file: row.file, line: row.line)
+                XCTAssertEqual(machine.isSuspended, suspended, "setting up \(pair)", file: row.file, line: row.line)
+                XCTAssertEqual(impossible.all, [], "setting up \(pair)", file: row.file, line: row.line)
                 let action = Self.feed(&machine, row.event)
-                XCTAssertEqual(Self.name(machine.state), row.next, pair, line: row.line)
-                XCTAssertEqual(Self.name(action), row.action, pair, line: row.line)
-                XCTAssertEqual(machine.isSuspended, row.suspendedAfter, pair, line: row.line)
+                XCTAssertEqual(Self.name(machine.state), row.next, pair, file: row.file, line: row.line)
+                XCTAssertEqual(Self.name(action), row.action, pair, file: row.file, line: row.line)
+                XCTAssertEqual(machine.isSuspended, row.suspendedAfter, pair, file: row.file, line: row.line)
                 XCTAssertEqual(impossible.all.count, row.kind == .impossible ? 1 : 0,
-                               "\(pair) is \(row.kind): \(impossible.all)", line: row.line)
+                               "\(pair) is \(row.kind): \(impossible.all)", file: row.file, line: row.line)
                 if row.kind != .legal {
-                    XCTAssertEqual(action, .none, "\(pair) is ignored", line: row.line)
-                    XCTAssertEqual(Self.name(machine.state), row.state, "\(pair) is ignored", line: row.line)
+                    XCTAssertEqual(action, .none, "\(pair) is ignored", file: row.file, line: row.line)
+                    XCTAssertEqual(Self.name(machine.state), row.state, "\(pair) is ignored", file: row.file, line: row.line)
                 }
             }
         }
