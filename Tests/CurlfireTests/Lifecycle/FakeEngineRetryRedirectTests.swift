@@ -17,6 +17,9 @@ struct ScriptedRetrier: RequestRetrier {
     }
 }
 
+/// An adapter's failure: the token-refresh pattern's first answer.
+struct TokenExpired: Error {}
+
 /// A request's bookkeeping — retries, redirects with credential dropping, a download's resume plan,
 /// handler order — driven through a fake engine (FakeEngine.swift): no libcurl, no network.
 final class FakeEngineRetryRedirectTests: XCTestCase {
@@ -119,6 +122,73 @@ final class FakeEngineRetryRedirectTests: XCTestCase {
         XCTAssertEqual(response.data, Data("end".utf8))
         XCTAssertEqual(response.response?.url?.absoluteString, "http://fake.test/back")
         XCTAssertEqual(fake.attemptCount, 4)
+    }
+
+    func testThatA303DropsTheBodyAndA307KeepsIt() throws {
+        let fake = FakeEngine()
+        let session = fake.session()
+        let body = Data("payload".utf8)
+        for (status, keeps) in [(303, false), (307, true)] {
+            let done = Awaited<DefaultDataResponse>()
+            session.upload(body, to: url, method: .post).response { done.set($0) }
+            let first = try XCTUnwrap(fake.nextAttempt())
+            XCTAssertEqual(first.plan.method, "POST")
+            XCTAssertEqual(first.plan.bodyLength, Int64(body.count))
+            fake.respond(first, status: status, headers: ["Location": "/moved"])
+            let next = try XCTUnwrap(fake.nextAttempt())
+            XCTAssertEqual(next.plan.method, keeps ? "POST" : "GET", "\(status)")
+            XCTAssertEqual(next.plan.hasBody, keeps, "\(status)")
+            fake.respond(next, status: 200)
+            XCTAssertEqual(done.wait()?.response?.statusCode, 200)
+        }
+    }
+
+    func testThatAFailedAdaptationAsksTheRetrierAndTheRetryAdaptsAgain() throws {
+        let fake = FakeEngine()
+        let session = fake.session()
+        let adaptations = Recorder<Int>()
+        session.adapter = Adapter { request in
+            adaptations.append(adaptations.all.count + 1)
+            guard adaptations.all.count > 1 else { throw TokenExpired() }
+            var adapted = request
+            adapted.setValue("Bearer fresh", forHTTPHeaderField: "Authorization")
+            return adapted
+        }
+        let asked = Recorder<String>()
+        session.retrier = ScriptedRetrier(asked: asked, retries: 1)
+        let done = Awaited<DefaultDataResponse>()
+        session.request(url).response { done.set($0) }
+        let attempt = try XCTUnwrap(fake.nextAttempt())
+        XCTAssertEqual(attempt.stage.attempt, 2, "the failed adaptation was attempt 1")
+        XCTAssertEqual(attempt.request.value(forHTTPHeaderField: "Authorization"), "Bearer fresh")
+        fake.respond(attempt, status: 200)
+        XCTAssertEqual(done.wait()?.response?.statusCode, 200)
+        XCTAssertEqual(asked.all.count, 1)
+        XCTAssertEqual(adaptations.all, [1, 2])
+        XCTAssertEqual(fake.attemptCount, 1, "a failed adaptation reaches no engine")
+    }
+
+    func testThatAHandlerAttachedAfterTheEndRunsWithTheSameOutcomeAfterTheEarlierOnes() throws {
+        let fake = FakeEngine()
+        let session = fake.session()
+        let order = Recorder<String>()
+        let queue = DispatchQueue(label: "handlers")
+        let first = Awaited<Bool>()
+        let request = session.request(url).response(queue: queue) { _ in
+            order.append("first")
+            first.set(true)
+        }
+        fake.respond(try XCTUnwrap(fake.nextAttempt()), status: 201, body: Data("x".utf8))
+        XCTAssertEqual(first.wait(), true)
+        let late = Awaited<DefaultDataResponse>()
+        request.response(queue: queue) { response in
+            order.append("late")
+            late.set(response)
+        }
+        XCTAssertEqual(late.wait()?.response?.statusCode, 201)
+        XCTAssertEqual(late.wait()?.data, Data("x".utf8))
+        XCTAssertEqual(order.all, ["first", "late"])
+        XCTAssertEqual(fake.attemptCount, 1, "a late handler sends nothing again")
     }
 
     func testThatTooManyRedirectsEndTheRequestWithoutAnotherAttempt() throws {
