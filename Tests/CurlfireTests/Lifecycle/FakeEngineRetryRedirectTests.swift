@@ -70,6 +70,22 @@ final class FakeEngineRetryRedirectTests: XCTestCase {
         XCTAssertEqual(asked.all.count, 1)
     }
 
+    func testThatTheResourceDeadlineEndsARequestWaitingOutARetryDelay() throws {
+        let fake = FakeEngine()
+        var configuration = SessionConfiguration.default
+        configuration.timeoutIntervalForResource = 0.5
+        let session = fake.session(configuration: configuration)
+        session.retrier = ScriptedRetrier(asked: Recorder<String>(), retries: 1, delay: 60)
+        let done = Awaited<DefaultDataResponse>()
+        session.request(url).response { done.set($0) }
+        fake.respond(try XCTUnwrap(fake.nextAttempt()), status: 503)
+        let response = try XCTUnwrap(done.wait(timeout: 30), "the deadline did not end the retry delay")
+        guard case .sessionTaskFailed(.timedOut, _)? = response.error else {
+            return XCTFail("expected timedOut, got \(String(describing: response.error))")
+        }
+        XCTAssertEqual(fake.attemptCount, 1)
+    }
+
     func testThatWhenTheRetrierDeclinesTheFailureIsDeliveredAsItIs() throws {
         let fake = FakeEngine()
         let session = fake.session()
@@ -248,6 +264,26 @@ final class FakeEngineRetryRedirectTests: XCTestCase {
         let response = try XCTUnwrap(done.wait())
         XCTAssertNil(response.error)
         XCTAssertEqual(response.value, Data("0123456789".utf8), "the retry appended to the bytes of the first attempt")
+        if let file = response.destinationURL { try? FileManager.default.removeItem(at: file) }
+    }
+
+    func testThatARetriedDownloadWhoseServerIgnoresTheRangeStartsItsFileOver() throws {
+        let fake = FakeEngine()
+        let session = fake.session()
+        session.retrier = ScriptedRetrier(asked: Recorder<String>(), retries: 1)
+        let done = Awaited<DownloadResponse<Data>>()
+        session.download(url).responseData { done.set($0) }
+        fake.respond(try XCTUnwrap(fake.nextAttempt()), status: 200,
+                     headers: ["Content-Length": "10", "Last-Modified": "Wed, 25 Nov 2026 10:00:00 GMT"],
+                     body: Data("abc".utf8), ending: .transportError(code: CURLE_PARTIAL_FILE, message: "partial", headComplete: true))
+        let second = try XCTUnwrap(fake.nextAttempt())
+        XCTAssertEqual(second.request.value(forHTTPHeaderField: "Range"), "bytes=3-")
+        XCTAssertEqual(second.request.value(forHTTPHeaderField: "If-Range"), "Wed, 25 Nov 2026 10:00:00 GMT")
+        // The representation changed (If-Range did not match): the whole body, from byte 0.
+        fake.respond(second, status: 200, headers: ["Content-Length": "10"], body: Data("ABCDEFGHIJ".utf8))
+        let response = try XCTUnwrap(done.wait())
+        XCTAssertNil(response.error)
+        XCTAssertEqual(response.value, Data("ABCDEFGHIJ".utf8), "a 200 to a ranged retry replaces the partial file")
         if let file = response.destinationURL { try? FileManager.default.removeItem(at: file) }
     }
 }
