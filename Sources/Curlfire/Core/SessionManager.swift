@@ -71,7 +71,8 @@ public final class SessionManager: @unchecked Sendable {
         set { state.withLock { $0.startRequestsImmediately = newValue } }
     }
 
-    let engine: Engine
+    /// Runs the session's attempts: its ``Engine``, or a test's fake executor (AttemptExecuting.swift).
+    let engine: any AttemptExecuting
     /// The session's cookies (empty and inert when `httpShouldSetCookies` is `false`).
     public let cookieStore: CookieStore
     /// The monitors given at creation, as one; it also posts the notifications.
@@ -96,13 +97,30 @@ public final class SessionManager: @unchecked Sendable {
     ///   - interceptor:              Adapts and retries every request (``interceptor``). `nil` by default.
     ///   - serializationQueue:       Where serializers run (``serializationQueue``). `nil` by default:
     ///                               on each completion handler's queue.
-    public init(configuration: SessionConfiguration = .default,
-                serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
-                callbackQueue: DispatchQueue? = nil,
-                eventMonitors: [any EventMonitor] = [],
-                cachedResponseHandler: (any CachedResponseHandler)? = nil,
-                interceptor: (any RequestInterceptor)? = nil,
-                serializationQueue: DispatchQueue? = nil) {
+    public convenience init(configuration: SessionConfiguration = .default,
+                            serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
+                            callbackQueue: DispatchQueue? = nil,
+                            eventMonitors: [any EventMonitor] = [],
+                            cachedResponseHandler: (any CachedResponseHandler)? = nil,
+                            interceptor: (any RequestInterceptor)? = nil,
+                            serializationQueue: DispatchQueue? = nil) {
+        self.init(configuration: configuration, serverTrustPolicyManager: serverTrustPolicyManager,
+                  callbackQueue: callbackQueue, eventMonitors: eventMonitors,
+                  cachedResponseHandler: cachedResponseHandler, interceptor: interceptor,
+                  serializationQueue: serializationQueue, executor: nil)
+    }
+
+    /// Creates a session whose attempts run on `executor` instead of an engine of its own: for unit
+    /// tests, which end each attempt with a result they make (AttemptExecuting.swift). `nil` starts
+    /// the session's ``Engine``. The other parameters are the public initialiser's.
+    init(configuration: SessionConfiguration = .default,
+         serverTrustPolicyManager: ServerTrustPolicyManager? = nil,
+         callbackQueue: DispatchQueue? = nil,
+         eventMonitors: [any EventMonitor] = [],
+         cachedResponseHandler: (any CachedResponseHandler)? = nil,
+         interceptor: (any RequestInterceptor)? = nil,
+         serializationQueue: DispatchQueue? = nil,
+         executor: (any AttemptExecuting)?) {
         self.serializationQueue = serializationQueue
         self.configuration = configuration
         self.cachedResponseHandler = cachedResponseHandler
@@ -113,10 +131,10 @@ public final class SessionManager: @unchecked Sendable {
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
         let pool = ConnectionPoolSettings(configuration)
         connectionPool = pool.hasConnectionOptions ? pool : nil
-        engine = Engine(label: "curlfire-engine",
-                        maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
-                        poolOptions: pool.multiOptions,
-                        cookiesShared: configuration.httpShouldSetCookies)
+        engine = executor ?? Engine(label: "curlfire-engine",
+                                    maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+                                    poolOptions: pool.multiOptions,
+                                    cookiesShared: configuration.httpShouldSetCookies)
         cookieStore = CookieStore(engine: engine, isEnabled: configuration.httpShouldSetCookies)
         sessionHeaderLines = SessionHeaderLines(defaults: configuration.httpAdditionalHeaders)
         connectToEntries = configuration.connectTo.sorted { $0.key < $1.key }

@@ -11,11 +11,11 @@ internal import CCurl
 /// ``SessionConfiguration/httpShouldSetCookies`` is `false` the store is disabled: it reads as
 /// empty and ignores changes.
 public final class CookieStore: Sendable {
-    private let engine: Engine
+    private let engine: any AttemptExecuting
     /// Whether the session keeps cookies (``SessionConfiguration/httpShouldSetCookies``).
     public let isEnabled: Bool
 
-    init(engine: Engine, isEnabled: Bool) {
+    init(engine: any AttemptExecuting, isEnabled: Bool) {
         self.engine = engine
         self.isEnabled = isEnabled
     }
@@ -34,7 +34,7 @@ public final class CookieStore: Sendable {
     /// line: waits up to `timeout` seconds for the engine thread. Empty when the store is disabled,
     /// when called on the engine thread itself, or when the engine does not answer in time.
     func cookiesWaiting(for url: URL, timeout: TimeInterval = 1) -> [HTTPCookie] {
-        guard isEnabled, Thread.current.name != "curlfire-engine" else { return [] }
+        guard isEnabled, !engine.isCurrentThread else { return [] } // by identity, not by thread name
         let answer = WaitedLines()
         let accepted = engine.enqueue(.withShareHandle { easy in
             answer.set(easy.map(Self.cookieLines(of:)) ?? [])

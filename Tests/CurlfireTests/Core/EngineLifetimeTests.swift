@@ -20,7 +20,7 @@ final class EngineLifetimeTests: XCTestCase {
         weak var released: Engine?
         do {
             let session = SessionManager()
-            released = session.engine
+            released = session.engine as? Engine
         }
         let deadline = Date().addingTimeInterval(5)
         while released != nil, Date() < deadline { usleep(10_000) }

@@ -2,32 +2,32 @@
 import Foundation
 import XCTest
 
-/// The request state machine as a table: for each state, every event, the next state and the
-/// action — including `cancel` in every state and late events from an abandoned stage. No libcurl,
-/// no network, no sleeps.
+/// The request state machine as a table: every (state, event) pair, suspended or not — the next
+/// state, the action, and whether the pair is legal, stale or impossible (the table itself is in
+/// RequestStateMachineTable.swift). No libcurl, no network, no sleeps.
 final class RequestStateMachineTests: XCTestCase {
     typealias Machine = RequestStateMachine
     typealias Stage = RequestStateMachine.Stage
 
     /// An event fed to the machine, by name, so a table row reads as a sentence.
-    enum Event: CustomStringConvertible {
+    enum Event {
         case start, cancel, suspend, resume, deadline
         case adapted(Machine.Adaptation, stale: Bool = false)
         case ended(Machine.AttemptVerdict, stale: Bool = false)
         case redirect(follow: Bool, stale: Bool = false)
         case retry(Machine.RetryDecision, stale: Bool = false)
         case delayElapsed(stale: Bool = false)
-
-        var description: String { String(describing: self as Any) }
     }
 
-    /// Feeds `event`; stage-bound events carry the current stage, or a stale one.
+    /// The first stage a machine issues: stale once a machine built `withHistory` has moved on.
+    static let firstStage = Stage(attempt: 1, hop: 0, generation: 1)
+
+    /// Feeds `event`; stage-bound events carry the current stage (a never-issued one when the machine
+    /// has none), or with `stale` the first stage the machine issued, which it has left.
     @discardableResult
     static func feed(_ machine: inout Machine, _ event: Event) -> Machine.Action {
         let current = machine.stage ?? Stage(attempt: 0, hop: 0, generation: 0)
-        func stage(_ stale: Bool) -> Stage {
-            stale ? Stage(attempt: current.attempt, hop: current.hop, generation: current.generation &+ 100) : current
-        }
+        func stage(_ stale: Bool) -> Stage { stale ? firstStage : current }
         switch event {
         case .start: return machine.start()
         case .cancel: return machine.cancel()
@@ -42,9 +42,19 @@ final class RequestStateMachineTests: XCTestCase {
         }
     }
 
-    /// A machine driven to a named state.
-    static func machine(in state: String, retriers: Bool = true, maximumRedirects: Int = 16) -> Machine {
-        var machine = Machine(hasRetriers: retriers, maximumRedirects: maximumRedirects)
+    /// A machine driven to a named state; `suspended` calls `suspend()` first, `withHistory` goes
+    /// through a failed first attempt and its retry first (so ``firstStage`` is one the machine left).
+    /// Impossible pairs are recorded in `impossible` instead of stopping the test process.
+    static func machine(in state: String, retriers: Bool = true, maximumRedirects: Int = 16, suspended: Bool = false,
+                        withHistory: Bool = false, impossible: Recorder<String> = Recorder<String>()) -> Machine {
+        var machine = Machine(hasRetriers: retriers, maximumRedirects: maximumRedirects,
+                              reportImpossible: { impossible.append($0) })
+        if suspended { _ = machine.suspend() }
+        if withHistory, state != "idle" {
+            for event: Event in [.start, .adapted(.succeeded), .ended(.retryable), .retry(.retry(after: 0))] {
+                feed(&machine, event)
+            }
+        }
         let paths: [String: [Event]] = [
             "idle": [],
             "adapting": [.start],
@@ -56,7 +66,7 @@ final class RequestStateMachineTests: XCTestCase {
             "delaying": [.start, .adapted(.succeeded), .ended(.retryable), .retry(.retry(after: 30))],
             "finished": [.start, .adapted(.succeeded), .ended(.final)],
         ]
-        for event in paths[state] ?? [] { feed(&machine, event) }
+        for event in (paths[state] ?? []).dropFirst(withHistory ? 1 : 0) { feed(&machine, event) }
         return machine
     }
 
@@ -91,99 +101,88 @@ final class RequestStateMachineTests: XCTestCase {
         }
     }
 
+    /// What a (state, event) pair is.
+    enum Kind {
+        /// The event belongs to the state (it may change nothing: `start` on a started request).
+        case legal
+        /// A late answer or timer of a stage the machine has left: ignored.
+        case stale
+        /// The owner can never send it in this state: reported (an `assertionFailure` outside tests), then ignored.
+        case impossible
+    }
+
     struct Row {
         let state: String
         let event: Event
         let next: String
         let action: String
+        let kind: Kind
+        /// Whether `suspend()` is in effect after the event.
+        let suspendedAfter: Bool
+        let file: StaticString
         let line: UInt
-        init(_ state: String, _ event: Event, _ next: String, _ action: String, line: UInt = #line) {
-            (self.state, self.event, self.next, self.action, self.line) = (state, event, next, action, line)
+        init(_ state: String, _ event: Event, _ next: String, _ action: String, _ kind: Kind, suspendedAfter: Bool,
+             file: StaticString = #filePath, line: UInt = #line) {
+            (self.state, self.event, self.next, self.action) = (state, event, next, action)
+            (self.kind, self.suspendedAfter, self.file, self.line) = (kind, suspendedAfter, file, line)
+        }
+    }
+
+    /// Every state, by name.
+    static let allStates = ["idle", "adapting", "running", "cancelling", "timingOut", "awaitingRedirect",
+                            "awaitingRetry", "delaying", "finished"]
+    /// Every event: the 5 not bound to a stage, and the 13 bound ones for the current stage and for a stale one.
+    static let allEvents: [Event] = {
+        let bound: [(Bool) -> Event] = [
+            { .adapted(.succeeded, stale: $0) }, { .adapted(.failed, stale: $0) }, { .adapted(.refused, stale: $0) },
+            { .ended(.redirect, stale: $0) }, { .ended(.retryable, stale: $0) }, { .ended(.final, stale: $0) },
+            { .redirect(follow: true, stale: $0) }, { .redirect(follow: false, stale: $0) },
+            { .retry(.retry(after: 0), stale: $0) }, { .retry(.retry(after: 30), stale: $0) },
+            { .retry(.doNotRetry, stale: $0) }, { .retry(.failWithRetryError, stale: $0) },
+            { .delayElapsed(stale: $0) },
+        ]
+        return [.start, .cancel, .suspend, .resume, .deadline] + bound.map { $0(false) } + bound.map { $0(true) }
+    }()
+
+    func testTheTransitionTableListsEveryPairOnceSuspendedOrNot() {
+        let expected = Set(Self.allStates.flatMap { state in Self.allEvents.map { "\(state) + \($0)" } })
+        XCTAssertEqual(expected.count, 9 * 31)
+        for rows in [Self.unsuspendedRows, Self.suspendedRows] {
+            let listed = rows.map { "\($0.state) + \($0.event)" }
+            XCTAssertEqual(listed.count, expected.count)
+            XCTAssertEqual(Set(listed), expected, "missing: \(expected.subtracting(listed).sorted())")
         }
     }
 
     func testTheTransitionTable() {
-        let rows: [Row] = [
-            // idle
-            Row("idle", .start, "adapting", "adapt"),
-            Row("idle", .resume, "adapting", "adapt"),
-            Row("idle", .cancel, "finished", "finish(cancelled)"),
-            Row("idle", .suspend, "idle", "none"),
-            Row("idle", .deadline, "idle", "none"),
-            Row("idle", .adapted(.succeeded), "idle", "none"),
-            Row("idle", .ended(.final), "idle", "none"),
-            // adapting
-            Row("adapting", .start, "adapting", "none"),
-            Row("adapting", .adapted(.succeeded), "running", "startAttempt"),
-            Row("adapting", .adapted(.failed), "awaitingRetry", "askRetriers"),
-            Row("adapting", .adapted(.refused), "finished", "finish(lastOutcome)"),
-            Row("adapting", .adapted(.succeeded, stale: true), "adapting", "none"),
-            Row("adapting", .cancel, "finished", "finish(cancelled)"),
-            Row("adapting", .deadline, "finished", "finish(resourceTimedOut)"),
-            Row("adapting", .suspend, "adapting", "none"),
-            Row("adapting", .ended(.final), "adapting", "none"),
-            Row("adapting", .retry(.doNotRetry), "adapting", "none"),
-            // running
-            Row("running", .ended(.final), "finished", "finish(lastOutcome)"),
-            Row("running", .ended(.retryable), "awaitingRetry", "askRetriers"),
-            Row("running", .ended(.redirect), "awaitingRedirect", "askRedirectHandler"),
-            Row("running", .ended(.final, stale: true), "running", "none"),
-            Row("running", .cancel, "cancelling", "cancelAttempt"),
-            Row("running", .deadline, "timingOut", "cancelAttempt"),
-            Row("running", .suspend, "running", "pauseAttempt"),
-            Row("running", .resume, "running", "none"),
-            Row("running", .start, "running", "none"),
-            Row("running", .adapted(.succeeded), "running", "none"),
-            Row("running", .redirect(follow: true), "running", "none"),
-            Row("running", .delayElapsed(), "running", "none"),
-            // cancelling: waits only for the engine to remove the attempt
-            Row("cancelling", .ended(.final), "finished", "finish(cancelled)"),
-            Row("cancelling", .ended(.retryable), "finished", "finish(cancelled)"),
-            Row("cancelling", .ended(.redirect), "finished", "finish(cancelled)"),
-            Row("cancelling", .ended(.final, stale: true), "cancelling", "none"),
-            Row("cancelling", .cancel, "cancelling", "none"),
-            Row("cancelling", .deadline, "cancelling", "none"),
-            Row("timingOut", .ended(.final), "finished", "finish(resourceTimedOut)"),
-            Row("timingOut", .cancel, "timingOut", "none"),
-            // awaiting a redirect decision
-            Row("awaitingRedirect", .redirect(follow: true), "running", "startAttempt"),
-            Row("awaitingRedirect", .redirect(follow: false), "finished", "finish(lastOutcome)"),
-            Row("awaitingRedirect", .redirect(follow: true, stale: true), "awaitingRedirect", "none"),
-            Row("awaitingRedirect", .cancel, "finished", "finish(cancelled)"),
-            Row("awaitingRedirect", .deadline, "finished", "finish(resourceTimedOut)"),
-            Row("awaitingRedirect", .ended(.final), "awaitingRedirect", "none"),
-            // awaiting a retry decision
-            Row("awaitingRetry", .retry(.retry(after: 0)), "adapting", "adapt"),
-            Row("awaitingRetry", .retry(.retry(after: 30)), "delaying", "scheduleRetry(30.0)"),
-            Row("awaitingRetry", .retry(.doNotRetry), "finished", "finish(lastOutcome)"),
-            Row("awaitingRetry", .retry(.failWithRetryError), "finished", "finish(retryFailed)"),
-            Row("awaitingRetry", .retry(.retry(after: 0), stale: true), "awaitingRetry", "none"),
-            Row("awaitingRetry", .cancel, "finished", "finish(cancelled)"),
-            Row("awaitingRetry", .deadline, "finished", "finish(resourceTimedOut)"),
-            Row("awaitingRetry", .suspend, "awaitingRetry", "none"),
-            // delaying a retry
-            Row("delaying", .delayElapsed(), "adapting", "adapt"),
-            Row("delaying", .delayElapsed(stale: true), "delaying", "none"),
-            Row("delaying", .cancel, "finished", "finish(cancelled)"),
-            Row("delaying", .deadline, "finished", "finish(resourceTimedOut)"),
-            Row("delaying", .retry(.retry(after: 0)), "delaying", "none"),
-            // finished: nothing moves it
-            Row("finished", .start, "finished", "none"),
-            Row("finished", .cancel, "finished", "none"),
-            Row("finished", .resume, "finished", "none"),
-            Row("finished", .suspend, "finished", "none"),
-            Row("finished", .deadline, "finished", "none"),
-            Row("finished", .ended(.final), "finished", "none"),
-            Row("finished", .retry(.retry(after: 0)), "finished", "none"),
-            Row("finished", .delayElapsed(), "finished", "none"),
-            Row("finished", .redirect(follow: true), "finished", "none"),
-        ]
-        for row in rows {
-            var machine = Self.machine(in: row.state)
-            XCTAssertEqual(Self.name(machine.state), row.state, "setting up \(row.state)", line: row.line)
-            let action = Self.feed(&machine, row.event)
-            XCTAssertEqual(Self.name(machine.state), row.next, "\(row.state) + \(row.event)", line: row.line)
-            XCTAssertEqual(Self.name(action), row.action, "\(row.state) + \(row.event)", line: row.line)
+        for (rows, suspended) in [(Self.unsuspendedRows, false), (Self.suspendedRows, true)] {
+            for row in rows {
+                let impossible = Recorder<String>()
+                var machine = Self.machine(in: row.state, suspended: suspended, withHistory: true, impossible: impossible)
+                let pair = "\(suspended ? "suspended " : "")\(row.state) + \(row.event)"
+                XCTAssertEqual(Self.name(machine.state), row.state, "setting up \(pair)", file: row.file, line: row.line)
+                XCTAssertEqual(machine.isSuspended, suspended, "setting up \(pair)", file: row.file, line: row.line)
+                XCTAssertEqual(impossible.all, [], "setting up \(pair)", file: row.file, line: row.line)
+                let action = Self.feed(&machine, row.event)
+                XCTAssertEqual(Self.name(machine.state), row.next, pair, file: row.file, line: row.line)
+                XCTAssertEqual(Self.name(action), row.action, pair, file: row.file, line: row.line)
+                XCTAssertEqual(machine.isSuspended, row.suspendedAfter, pair, file: row.file, line: row.line)
+                XCTAssertEqual(impossible.all.count, row.kind == .impossible ? 1 : 0,
+                               "\(pair) is \(row.kind): \(impossible.all)", file: row.file, line: row.line)
+                if row.kind != .legal {
+                    XCTAssertEqual(action, .none, "\(pair) is ignored", file: row.file, line: row.line)
+                    XCTAssertEqual(Self.name(machine.state), row.state, "\(pair) is ignored", file: row.file, line: row.line)
+                }
+            }
+        }
+    }
+
+    func testThatTheTableCountsAreTheOnesTheDocumentationGives() {
+        // RequestStateMachine's doc comment and docs/Architecture.md quote these counts.
+        for rows in [Self.unsuspendedRows, Self.suspendedRows] {
+            XCTAssertEqual(rows.filter { $0.kind == .legal }.count, 62)
+            XCTAssertEqual(rows.filter { $0.kind == .stale }.count, 118)
+            XCTAssertEqual(rows.filter { $0.kind == .impossible }.count, 99)
         }
     }
 

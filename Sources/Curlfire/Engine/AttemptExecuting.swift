@@ -1,0 +1,32 @@
+import Foundation
+
+/// What a ``Transfer`` needs from whatever runs its attempts: the seam between a request's
+/// bookkeeping and libcurl.
+///
+/// ``Engine`` is the one conformer in the library (a thread driving a curl multi handle). Unit tests
+/// (`@testable import`) build a ``SessionManager`` with a fake executor through the internal
+/// `init(…, executor:)`: it records the commands and ends each attempt itself, calling
+/// `attempt.transfer.attemptDidFinish(_:)` — the engine's own completion path — with an
+/// ``AttemptResult`` it made without libcurl. Retries, redirects, resume plans, the cache hooks,
+/// cancellation and handler order then run exactly as in production, with no network.
+///
+/// A session holds its executor as one stored existential, set when it is created: a call through
+/// it is a witness-table call and allocates nothing.
+protocol AttemptExecuting: AnyObject, Sendable {
+    /// Hands a command over. Thread-safe and never blocks on the executor; called under no lock.
+    ///
+    /// - Returns: `false` once the executor has shut down: an `.add` attempt is then the caller's
+    ///   to end (with ``AttemptEnding/sessionDeinitialized``), and no other command has an effect.
+    @discardableResult
+    func enqueue(_ command: Engine.Command) -> Bool
+
+    /// Whether the caller runs where the executor ends attempts (the engine thread). Open code —
+    /// a trust policy manager — is never called there.
+    var isCurrentThread: Bool { get }
+
+    /// Stops the executor: attempts still in it end with ``AttemptEnding/sessionDeinitialized``.
+    /// Returns once it has stopped; called once, when its session goes away.
+    func shutdown()
+}
+
+extension Engine: AttemptExecuting {}
