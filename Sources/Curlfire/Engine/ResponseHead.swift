@@ -166,8 +166,12 @@ struct ResponseHead {
 final class LazyResponse: @unchecked Sendable {
     private let head: ResponseHead?
     private let url: URL?
-    private let lock = Lock.make()
     private var built: HTTPURLResponse??
+
+    /// The lock of `built`: one of the shared ``StripedLocks`` (a lock of its own was one more
+    /// allocation per request). A response is built at most once, by whoever reads it first, so
+    /// responses that share a lock seldom wait for each other; nothing but building is done under it.
+    private var lock: Lock { StripedLocks.lock(for: self) }
 
     init(head: ResponseHead, url: URL) {
         self.head = head
