@@ -108,7 +108,7 @@ final class CurlAttempt: @unchecked Sendable {
         self.plan = plan
         self.sink = sink
         self.stage = stage
-        reader = BodyReader(body)
+        reader = BodyReader.make(body)
         self.startTime = startTime
         idleClock = IdleClock(seconds: plan.options.requestTimeout)
         if let rate = plan.options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
@@ -362,8 +362,8 @@ final class CurlAttempt: @unchecked Sendable {
         var metrics: TransferMetrics?
         var response: LazyResponse?
         if let easy {
-            metrics = CurlInfo.metrics(easy, requestURL: request.url, startDate: Date(timeIntervalSinceReferenceDate: startTime),
-                                       tls: tls)
+            metrics = CurlInfo.metrics(easy, requestURL: request.url, requestURLText: plan.requestURLText,
+                                       startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
             // A proxy's refusal (its 407 page) is not the origin's response.
             if head.statusCode > 0, !ending.isProxyRefusal, let url = metrics?.effectiveURL ?? request.url {
                 response = LazyResponse(head: head, url: url)

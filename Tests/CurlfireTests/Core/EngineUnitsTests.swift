@@ -32,6 +32,22 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertEqual(head.value(for: "X-Next"), "n")
     }
 
+    /// Names and values share one buffer with a length record per field: a fold on a later field,
+    /// an empty value and a value longer than the buffer's first reservation keep every field whole.
+    func testThatFieldsStayWholeInTheSharedBuffer() {
+        var head = ResponseHead()
+        let long = String(repeating: "v", count: 1_000)
+        feed(&head, ["HTTP/1.1 301 Moved", "Location: /a", "",
+                     "HTTP/1.1 200 OK", "A: 1", "B:", "C: \(long)", "\tmore", "a: 2", "D: end", ""])
+        XCTAssertEqual(head.fields.map(\.name), ["A", "B", "C", "a", "D"])
+        XCTAssertEqual(head.fields.map(\.value), ["1", "", long + " more", "2", "end"])
+        XCTAssertNil(head.value(for: "Location"))
+        XCTAssertEqual(head.value(for: "b"), "")
+        XCTAssertEqual(head.joinedValue(for: "A"), "1, 2")
+        XCTAssertEqual(head.value(for: "d"), "end")
+        XCTAssertNil(head.value(for: "E"))
+    }
+
     func testThatNoStatusLineMeansNoResponse() {
         var head = ResponseHead()
         feed(&head, ["garbage", ""])
