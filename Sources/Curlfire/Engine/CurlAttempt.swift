@@ -129,19 +129,16 @@ final class CurlAttempt: @unchecked Sendable {
     private var bodyLength: Int64 { plan.bodyLength }
     private var isHTTPS: Bool { plan.isHTTPS }
 
-    /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`); freed in deinit.
-    private let errorBuffer: UnsafeMutablePointer<CChar> = {
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        return buffer
-    }()
+    /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`); taken from and
+    /// given back to ``ErrorBufferPool`` (in deinit).
+    private let errorBuffer = ErrorBufferPool.take()
 
     deinit {
         if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
         if let resolveList { curl_slist_free_all(resolveList) }
         if let proxyHeaderList { curl_slist_free_all(proxyHeaderList) }
-        errorBuffer.deallocate()
+        ErrorBufferPool.give(errorBuffer)
     }
 
     // MARK: - Configuration (engine thread)

@@ -134,3 +134,24 @@ final class HeadersAndErrorsTests: XCTestCase {
         XCTAssertNil(CurlAttempt.contentLength("99999999999999999999"))
     }
 }
+
+final class ErrorBufferPoolTests: XCTestCase {
+    /// A reused buffer reads as an empty message: the last attempt's message never shows in the next
+    /// attempt's error (the engine reads the buffer up to its first NUL).
+    func testThatABufferTakenAgainHoldsNoOldMessage() {
+        var taken: [UnsafeMutablePointer<CChar>] = []
+        for _ in 0..<8 {
+            let buffer = ErrorBufferPool.take()
+            XCTAssertEqual(buffer[0], 0)
+            _ = "Could not resolve host: old.example".withCString { strcpy(buffer, $0) }
+            taken.append(buffer)
+        }
+        for buffer in taken { ErrorBufferPool.give(buffer) }
+        for _ in 0..<8 {
+            let buffer = ErrorBufferPool.take()
+            XCTAssertEqual(buffer[0], 0, "an old message survived")
+            XCTAssertEqual(String(validatingCString: buffer), "")
+            ErrorBufferPool.give(buffer)
+        }
+    }
+}
