@@ -191,4 +191,25 @@ final class DataRequestTests: XCTestCase {
         XCTAssertEqual(echoed?["method"] as? String, "POST")
         XCTAssertEqual((echoed?["json"] as? [String: Any])?["k"] as? String, "v")
     }
+
+    /// One `DataTask` awaited by several tasks at once, all waiting before the response arrives:
+    /// every one resumes, once, with the same response (the first waiter has a slot of its own,
+    /// the others a list).
+    func testThatEveryTaskAwaitingOneDataTaskGetsTheResponse() async throws {
+        // Given
+        let url = try Live.httpbin("/delay/1")
+        let task = SessionManager().request(url).validate(statusCode: 200..<300).serializingData()
+        // When
+        let statuses = await withTaskGroup(of: Int?.self) { group in
+            for _ in 0..<4 { group.addTask { await task.response.response?.statusCode } }
+            var statuses: [Int?] = []
+            for await status in group { statuses.append(status) }
+            return statuses
+        }
+        // Then
+        XCTAssertEqual(statuses, [200, 200, 200, 200])
+        let again = await task.response
+        XCTAssertNil(again.error)
+        XCTAssertEqual(again.response?.statusCode, 200)
+    }
 }

@@ -51,6 +51,9 @@ struct AttemptPlan: Sendable {
     /// `CURLOPT_URL`: made once (Foundation builds a new `String` on every `absoluteString`, and
     /// ``write(to:)`` may run more than once per attempt, EasyHandleReuse.swift).
     private let curlURL: String?
+    /// The request URL's `absoluteString` when it is ``curlURL`` (no Unix socket route), for the
+    /// metrics' comparison with libcurl's effective URL without building the string again.
+    var requestURLText: String? { options.unixSocket == nil ? curlURL : nil }
 
     /// Plans a hop.
     ///

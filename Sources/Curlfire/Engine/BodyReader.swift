@@ -47,6 +47,17 @@ final class BodyReader {
 
     init(_ body: UploadBody) { self.body = body }
 
+    /// The reader of every attempt that sends no body, shared rather than made per attempt: no
+    /// method changes a reader of `.none` (it opens no file, reads 0 bytes, seeks only to 0, has no
+    /// failure), so engine threads of several sessions may use it at once. `nonisolated(unsafe)`
+    /// for that reason: nothing is ever written to it.
+    private nonisolated(unsafe) static let bodiless = BodyReader(.none)
+
+    /// A reader for `body`: the shared one when there is no body.
+    static func make(_ body: UploadBody) -> BodyReader {
+        body.isEmpty ? bodiless : BodyReader(body)
+    }
+
     /// Whether there is a body at all (an empty `Data` still counts as one).
     var hasBody: Bool { !body.isEmpty }
 
@@ -54,9 +65,12 @@ final class BodyReader {
 
     /// Opens the file, or starts a stream's producer (`wake` continues the paused transfer when
     /// its bytes arrive); returns the error when it cannot (a stream already read: not replayable).
-    func open(wake: @escaping @Sendable () -> Void) -> CurlfireError? {
+    ///
+    /// `wake` is made only for a stream: for any other body (every plain request) it would be a
+    /// closure context, and a weak reference's side table on the transfer, per attempt for nothing.
+    func open(wake: @autoclosure () -> @Sendable () -> Void) -> CurlfireError? {
         if case let .stream(stream) = body {
-            failure = stream.begin(wake: wake)
+            failure = stream.begin(wake: wake())
             return failure
         }
         guard case let .file(url, _) = body else { return nil }

@@ -108,7 +108,7 @@ final class CurlAttempt: @unchecked Sendable {
         self.plan = plan
         self.sink = sink
         self.stage = stage
-        reader = BodyReader(body)
+        reader = BodyReader.make(body)
         self.startTime = startTime
         idleClock = IdleClock(seconds: plan.options.requestTimeout)
         if let rate = plan.options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
@@ -129,19 +129,16 @@ final class CurlAttempt: @unchecked Sendable {
     private var bodyLength: Int64 { plan.bodyLength }
     private var isHTTPS: Bool { plan.isHTTPS }
 
-    /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`); freed in deinit.
-    private let errorBuffer: UnsafeMutablePointer<CChar> = {
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        return buffer
-    }()
+    /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`); taken from and
+    /// given back to ``ErrorBufferPool`` (in deinit).
+    private let errorBuffer = ErrorBufferPool.take()
 
     deinit {
         if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
         if let resolveList { curl_slist_free_all(resolveList) }
         if let proxyHeaderList { curl_slist_free_all(proxyHeaderList) }
-        errorBuffer.deallocate()
+        ErrorBufferPool.give(errorBuffer)
     }
 
     // MARK: - Configuration (engine thread)
@@ -362,8 +359,8 @@ final class CurlAttempt: @unchecked Sendable {
         var metrics: TransferMetrics?
         var response: LazyResponse?
         if let easy {
-            metrics = CurlInfo.metrics(easy, requestURL: request.url, startDate: Date(timeIntervalSinceReferenceDate: startTime),
-                                       tls: tls)
+            metrics = CurlInfo.metrics(easy, requestURL: request.url, requestURLText: plan.requestURLText,
+                                       startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
             // A proxy's refusal (its 407 page) is not the origin's response.
             if head.statusCode > 0, !ending.isProxyRefusal, let url = metrics?.effectiveURL ?? request.url {
                 response = LazyResponse(head: head, url: url)

@@ -27,18 +27,23 @@ enum CurlInfo {
 
     /// The URL libcurl ended on: `requestURL` itself when libcurl reports the same text (Curlfire
     /// follows redirects itself, so it nearly always does), parsed only when it differs.
-    static func effectiveURL(_ easy: UnsafeMutableRawPointer, requestURL: URL?) -> URL? {
+    ///
+    /// - Parameter requestURLText: `requestURL.absoluteString` when the caller already has it (the
+    ///   plan's `CURLOPT_URL`): Foundation builds a new string on every `absoluteString`.
+    static func effectiveURL(_ easy: UnsafeMutableRawPointer, requestURL: URL?, requestURLText: String? = nil) -> URL? {
         var value: UnsafeMutablePointer<CChar>?
         guard cfcurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &value) == CURLE_OK, let value else {
             return requestURL
         }
         let effective = UnsafeRawBufferPointer(start: value, count: strlen(value))
-        if let requestURL, requestURL.absoluteString.utf8.elementsEqual(effective) { return requestURL }
+        if let requestURL, (requestURLText ?? requestURL.absoluteString).utf8.elementsEqual(effective) { return requestURL }
         return URL(string: String(decoding: effective, as: UTF8.self)) ?? requestURL
     }
 
     /// Builds ``TransferMetrics`` for a finished transfer.
-    static func metrics(_ easy: UnsafeMutableRawPointer, requestURL: URL?, startDate: Date,
+    ///
+    /// - Parameter requestURLText: `requestURL.absoluteString`, when the caller has it already.
+    static func metrics(_ easy: UnsafeMutableRawPointer, requestURL: URL?, requestURLText: String? = nil, startDate: Date,
                         tls: NegotiatedTLS) -> TransferMetrics {
         let version: String?
         switch long(easy, CURLINFO_HTTP_VERSION) {
@@ -51,7 +56,7 @@ enum CurlInfo {
         let localPort = long(easy, CURLINFO_LOCAL_PORT)
         let remotePort = long(easy, CURLINFO_PRIMARY_PORT)
         return TransferMetrics(
-            effectiveURL: effectiveURL(easy, requestURL: requestURL),
+            effectiveURL: effectiveURL(easy, requestURL: requestURL, requestURLText: requestURLText),
             startDate: startDate,
             nameLookupDuration: seconds(easy, CURLINFO_NAMELOOKUP_TIME_T),
             connectDuration: seconds(easy, CURLINFO_CONNECT_TIME_T),

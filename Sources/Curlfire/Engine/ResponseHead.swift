@@ -10,23 +10,48 @@ struct ResponseHead {
     private(set) var statusCode: Int = 0
     private(set) var httpVersion: String?
     private(set) var isComplete = false
-    /// The field lines' names and values, back to back (no separators), in arrival order.
+    /// The field lines, in arrival order, each as an 8-byte record (the name's and the value's byte
+    /// counts, `UInt32` each) followed by its name and its value (no separators): one buffer, so a
+    /// head costs one allocation however many fields it has (this runs on the engine thread for
+    /// every response; the ranges used to be a second array).
     private var bytes: [UInt8] = []
-    /// Where each field's name and value lie in ``bytes``.
-    private var spans: [FieldSpan] = []
+    /// Where the last field's record starts in ``bytes`` (-1: no field yet), for continuation lines.
+    private var lastFieldStart = -1
+    private static let recordSize = 8
 
     /// One field's name and value as ranges of ``bytes``.
     private struct FieldSpan {
-        var nameStart: Int32
-        var nameEnd: Int32
-        var valueEnd: Int32
-        var valueStart: Int32 { nameEnd }
+        var nameStart: Int
+        var nameEnd: Int
+        var valueEnd: Int
+        var valueStart: Int { nameEnd }
     }
+
+    /// The fields' spans, in arrival order, read from the records in ``bytes``.
+    private struct FieldSpans: Sequence, IteratorProtocol {
+        let bytes: [UInt8]
+        var offset = 0
+
+        mutating func next() -> FieldSpan? {
+            guard offset + ResponseHead.recordSize <= bytes.count else { return nil }
+            let (nameLength, valueLength) = bytes.withUnsafeBytes { raw in
+                (Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
+                 Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+            }
+            let nameStart = offset + ResponseHead.recordSize
+            let span = FieldSpan(nameStart: nameStart, nameEnd: nameStart + nameLength,
+                                 valueEnd: nameStart + nameLength + valueLength)
+            offset = span.valueEnd
+            return span
+        }
+    }
+
+    private var spans: FieldSpans { FieldSpans(bytes: bytes) }
 
     /// The fields, in arrival order, as strings (made on each read: for the cache and for tests;
     /// the engine's lookups compare bytes).
     var fields: [(name: String, value: String)] {
-        spans.map { (string(Int($0.nameStart), Int($0.nameEnd)), string(Int($0.valueStart), Int($0.valueEnd))) }
+        spans.map { (string($0.nameStart, $0.nameEnd), string($0.valueStart, $0.valueEnd)) }
     }
 
     private func string(_ start: Int, _ end: Int) -> String {
@@ -35,9 +60,8 @@ struct ResponseHead {
 
     /// Feeds one raw header line (with its CRLF).
     ///
-    /// Names and values are kept as bytes in one buffer: a head costs two allocations however many
-    /// fields it has (each `String` of more than 15 bytes is one more, and this runs on the engine
-    /// thread for every response).
+    /// Names and values are kept as bytes in one buffer (each `String` of more than 15 bytes would
+    /// be one more allocation).
     mutating func consume(_ line: UnsafeBufferPointer<UInt8>) {
         var end = line.count
         while end > 0, line[end - 1] == 10 || line[end - 1] == 13 { end -= 1 }
@@ -54,26 +78,34 @@ struct ResponseHead {
         // previous field; its whole content joins the value after one space. The first byte, not the
         // first Character: a space followed by a combining mark is one Character.
         if bytes[0] == 32 || bytes[0] == 9 {
-            guard !spans.isEmpty else { return } // nothing to continue: ignored
+            guard lastFieldStart >= 0 else { return } // nothing to continue: ignored
             var start = 0
             while start < bytes.count, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
             guard start < bytes.count else { return }
             // The last field's value ends the buffer, so the continuation is appended in place.
             self.bytes.append(32)
             self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
-            spans[spans.count - 1].valueEnd = Int32(self.bytes.count)
+            let record = lastFieldStart
+            let valueLength = self.bytes.count - record - Self.recordSize - nameLength(at: record)
+            self.bytes.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(valueLength), toByteOffset: record + 4, as: UInt32.self) }
             return
         }
         guard let colon = bytes.firstIndex(of: 58) else { return } // ':'
         var valueStart = colon + 1
         while valueStart < bytes.count, bytes[valueStart] == 32 || bytes[valueStart] == 9 { valueStart += 1 }
         if self.bytes.isEmpty { self.bytes.reserveCapacity(512) }
-        if spans.isEmpty { spans.reserveCapacity(16) }
-        let nameStart = Int32(self.bytes.count)
+        let record = self.bytes.count
+        let nameCount = UInt32(colon), valueCount = UInt32(bytes.count - valueStart)
+        withUnsafeBytes(of: nameCount) { self.bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: valueCount) { self.bytes.append(contentsOf: $0) }
         self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[0..<colon]))
-        let nameEnd = Int32(self.bytes.count)
         self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]))
-        spans.append(FieldSpan(nameStart: nameStart, nameEnd: nameEnd, valueEnd: Int32(self.bytes.count)))
+        lastFieldStart = record
+    }
+
+    /// The name length in the record at `record`.
+    private func nameLength(at record: Int) -> Int {
+        bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: record, as: UInt32.self)) }
     }
 
     private mutating func startNewHead(statusLine: UnsafeBufferPointer<UInt8>) {
@@ -87,7 +119,7 @@ struct ResponseHead {
         // Three digits make a small string: no allocation.
         statusCode = Int(String(decoding: UnsafeBufferPointer(rebasing: statusLine[index..<codeEnd]), as: UTF8.self)) ?? 0
         bytes.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
+        lastFieldStart = -1
         isComplete = false
     }
 
@@ -101,10 +133,10 @@ struct ResponseHead {
 
     /// Whether the span's name equals `name`, ignoring ASCII case.
     private func nameMatches(_ span: FieldSpan, _ name: String) -> Bool {
-        let length = Int(span.nameEnd - span.nameStart)
+        let length = span.nameEnd - span.nameStart
         guard name.utf8.count == length else { return false }
         return bytes.withUnsafeBufferPointer { buffer in
-            var index = Int(span.nameStart)
+            var index = span.nameStart
             for expected in name.utf8 {
                 let actual = buffer[index]
                 let a = actual >= 65 && actual <= 90 ? actual + 32 : actual
@@ -119,14 +151,14 @@ struct ResponseHead {
     /// The value of the first field named `name` (ASCII case-insensitive, without Foundation).
     func value(for name: String) -> String? {
         guard let span = spans.first(where: { nameMatches($0, name) }) else { return nil }
-        return string(Int(span.valueStart), Int(span.valueEnd))
+        return string(span.valueStart, span.valueEnd)
     }
 
     /// Every value of `name` joined with `", "`, as `HTTPURLResponse.value(forHTTPHeaderField:)` gives it.
     func joinedValue(for name: String) -> String? {
         var joined: String?
         for span in spans where nameMatches(span, name) {
-            let value = string(Int(span.valueStart), Int(span.valueEnd))
+            let value = string(span.valueStart, span.valueEnd)
             joined = joined.map { $0 + ", " + value } ?? value
         }
         return joined
@@ -166,8 +198,12 @@ struct ResponseHead {
 final class LazyResponse: @unchecked Sendable {
     private let head: ResponseHead?
     private let url: URL?
-    private let lock = Lock.make()
     private var built: HTTPURLResponse??
+
+    /// The lock of `built`: one of the shared ``StripedLocks`` (a lock of its own was one more
+    /// allocation per request). A response is built at most once, by whoever reads it first, so
+    /// responses that share a lock seldom wait for each other; nothing but building is done under it.
+    private var lock: Lock { StripedLocks.lock(for: self) }
 
     init(head: ResponseHead, url: URL) {
         self.head = head

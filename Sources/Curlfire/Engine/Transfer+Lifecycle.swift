@@ -101,15 +101,19 @@ extension Transfer {
 
     /// The transfer started: the request was built (or not), and it is running.
     func emitStarted() {
-        switch spec.urlRequest {
-        case let .success(request): emit { $0.request($1, didCreateInitialURLRequest: request) }
-        case let .failure(error): emit { $0.request($1, didFailToCreateURLRequestWithError: error) }
+        // Only with monitors: each event closure captures a value, a context made even when `emit` drops it.
+        if !session.eventMonitor.isEmpty {
+            switch spec.urlRequest {
+            case let .success(request): emit { $0.request($1, didCreateInitialURLRequest: request) }
+            case let .failure(error): emit { $0.request($1, didFailToCreateURLRequestWithError: error) }
+            }
         }
         emit(posting: Notification.Name.Task.DidResume) { $0.requestDidResume($1) }
     }
 
     /// An attempt is over (engine thread: only dispatches).
     func emitAttemptFinished(_ result: AttemptResult, metrics: TransferMetrics?) {
+        guard !session.eventMonitor.isEmpty else { return } // monitor events only: no closure contexts for nobody
         if let metrics { emit { $0.request($1, didGatherMetrics: metrics) } }
         let error = result.error
         emit { $0.request($1, didCompleteAttemptWith: error) }

@@ -65,11 +65,14 @@ final class CompositeEventMonitor: Sendable {
             return true
         }
         if schedules {
-            Self.notificationQueue.asyncAfter(deadline: .now() + .milliseconds(Self.postingDelayMilliseconds)) {
-                Self.drainPosts()
-            }
+            Self.notificationQueue.asyncAfter(deadline: .now() + .milliseconds(Self.postingDelayMilliseconds),
+                                              execute: Self.drainBlock)
         }
     }
+
+    /// ``drainPosts()`` as a block made once: a Swift closure handed to `asyncAfter` becomes a new
+    /// heap block (its context and the block's copy: two allocations) every time a drain is scheduled.
+    private static let drainBlock: @Sendable @convention(block) () -> Void = { drainPosts() }
 
     /// How long a first notification waits for others to join it. Requests that run one after
     /// another then share one wake-up of ``notificationQueue`` per millisecond instead of paying two
@@ -81,18 +84,22 @@ final class CompositeEventMonitor: Sendable {
         ([], false))
 
     /// Posts every waiting notification in order, on ``notificationQueue``, until none is left.
+    ///
+    /// The waiting list and the batch being posted swap buffers: copying the list and then emptying
+    /// it "keeping capacity" made a new buffer on every drain, since the copy shared the old one.
+    /// Swapped, the emptied batch goes back as the list's buffer, so a drain allocates no array.
     private static func drainPosts() {
+        var batch: [(Notification.Name, any Request)] = []
         while true {
-            let batch = pendingPosts.withLock { pending -> [(Notification.Name, any Request)] in
-                let batch = pending.posts
-                pending.posts.removeAll(keepingCapacity: true)
+            pendingPosts.withLock { pending in
+                swap(&batch, &pending.posts)
                 if batch.isEmpty { pending.drainScheduled = false }
-                return batch
             }
             if batch.isEmpty { return }
             for (name, request) in batch {
                 NotificationCenter.default.post(name: name, object: nil, userInfo: [Notification.Key.Task: request])
             }
+            batch.removeAll(keepingCapacity: true) // unique here: no new buffer
         }
     }
 

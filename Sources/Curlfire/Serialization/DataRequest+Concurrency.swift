@@ -40,11 +40,20 @@ public struct DataTask<Value>: Sendable {
 
 /// A transfer's outcome, handed over once by an inline handler, and the response made from it on
 /// first await (validation and serialization run in the awaiting task, never on the engine thread).
+/// `@unchecked Sendable`: `outcome`, `response` and the waiters are read and written under `lock` only;
+/// `produce` and `transfer` are constants.
 final class AwaitedResponse<Response>: @unchecked Sendable {
-    private let lock = Lock.make()
+    /// One of the shared ``StripedLocks`` (a lock of its own was one more allocation per request):
+    /// only this object's fields are touched under it, and nothing is called out while it is held.
+    private var lock: Lock { StripedLocks.lock(for: self) }
     private var outcome: TransferOutcome?
     private var response: Response?
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// The tasks waiting for the outcome: the first in a slot of its own, since nearly every
+    /// response is awaited once and an array would be one more allocation per request. Each
+    /// continuation is resumed exactly once: by ``fulfil(_:)`` after it was stored under the lock,
+    /// or at once when the outcome was already there; so the unchecked kind (no canary object) is safe.
+    private var firstWaiter: UnsafeContinuation<Void, Never>?
+    private var moreWaiters: [UnsafeContinuation<Void, Never>] = []
     private let produce: @Sendable (TransferOutcome) -> Response
     private let transfer: Transfer
 
@@ -73,22 +82,25 @@ final class AwaitedResponse<Response>: @unchecked Sendable {
     private func fulfil(_ outcome: TransferOutcome) {
         lock.lock()
         self.outcome = outcome
-        let waiting = waiters
-        waiters.removeAll()
+        let first = firstWaiter
+        let more = moreWaiters
+        firstWaiter = nil
+        moreWaiters = []
         lock.unlock()
-        for waiter in waiting { waiter.resume() }
+        first?.resume()
+        for waiter in more { waiter.resume() }
     }
 
     /// The response, once the transfer has finished; made on the first call.
     nonisolated(nonsending) var value: Response {
         get async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 lock.lock()
                 if outcome != nil {
                     lock.unlock()
                     continuation.resume()
                 } else {
-                    waiters.append(continuation)
+                    if firstWaiter == nil { firstWaiter = continuation } else { moreWaiters.append(continuation) }
                     lock.unlock()
                 }
             }

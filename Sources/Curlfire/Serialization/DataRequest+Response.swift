@@ -41,12 +41,16 @@ extension DataTransferRequest {
         queue: DispatchQueue,
         deliver: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
     ) {
-        let produce = makeResponseProducer(serializer)
         let session = _dataRequest.core.session
         guard let serializationQueue = session.serializationQueue else {
-            return _dataRequest.core.transfer.addHandler(start: session.startRequestsImmediately,
-                                                         queue: queue) { outcome in deliver(produce(outcome)) }
+            // One closure over what it needs, not one around the producer's: a context fewer per request.
+            let validators = _dataRequest.validators
+            let transfer = _dataRequest.core.transfer
+            return transfer.addHandler(start: session.startRequestsImmediately, queue: queue) { outcome in
+                deliver(Self.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer))
+            }
         }
+        let produce = makeResponseProducer(serializer)
         // Serialize there, then deliver on the handler's queue (SessionManager.serializationQueue).
         _dataRequest.core.transfer.addHandler(start: session.startRequestsImmediately, queue: serializationQueue) { outcome in
             let response = UncheckedSendable(value: produce(outcome)) // handed over once, not shared
@@ -60,18 +64,23 @@ extension DataTransferRequest {
         -> @Sendable (TransferOutcome) -> DataResponse<Serializer.SerializedObject> {
         let validators = _dataRequest.validators
         let transfer = _dataRequest.core.transfer
-        return { outcome in
-            let error = outcome.error
-                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)
-            let result = serializer.serialize(request: outcome.request, head: outcome.lazyResponse, data: outcome.data,
-                                              error: error)
-            let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
-            let response = DataResponse(request: outcome.request, lazyResponse: outcome.lazyResponse, data: outcome.data,
-                                        result: result, timeline: timeline, metrics: outcome.metrics,
-                                        allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
-            transfer.emitParsed(response)
-            return response
-        }
+        return { outcome in Self.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer) }
+    }
+
+    /// Validates `outcome` with `validators` and serializes it: what a response handler delivers.
+    static func makeResponse<Serializer: DataResponseSerializerProtocol>(
+        _ outcome: TransferOutcome, validators: [DataValidator], transfer: Transfer, serializer: Serializer
+    ) -> DataResponse<Serializer.SerializedObject> {
+        let error = outcome.error
+            ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)
+        let result = serializer.serialize(request: outcome.request, head: outcome.lazyResponse, data: outcome.data,
+                                          error: error)
+        let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
+        let response = DataResponse(request: outcome.request, lazyResponse: outcome.lazyResponse, data: outcome.data,
+                                    result: result, timeline: timeline, metrics: outcome.metrics,
+                                    allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
+        transfer.emitParsed(response)
+        return response
     }
 
     /// Delivers the body as `Data`. An empty body is a success only for 204, 205 and `HEAD`.

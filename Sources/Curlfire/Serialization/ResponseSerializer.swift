@@ -208,11 +208,15 @@ public enum ResponseSerialization {
 extension DataResponseSerializer where Value == Data {
     /// Passes the body through.
     public static func data() -> DataResponseSerializer<Data> {
-        DataResponseSerializer(rule: { request, head, data, error in
-            ResponseSerialization.serializeData(request: request, head: head, data: data, error: error)
-        })
+        dataResponseSerializer
     }
 }
+
+/// ``DataResponseSerializer/data()``, made once: it has no parameter, and making it for every
+/// `responseData` / `serializingData` call cost the two closure contexts of ``DataResponseSerializer/init(rule:)``.
+private let dataResponseSerializer = DataResponseSerializer<Data>(rule: { request, head, data, error in
+    ResponseSerialization.serializeData(request: request, head: head, data: data, error: error)
+})
 
 extension DataResponseSerializer where Value == String {
     /// Decodes the body as text; see ``ResponseSerialization/serializeString(encoding:request:response:data:error:)``.

@@ -18,6 +18,9 @@ enum DataValidator: Sendable {
     case custom(@Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult)
     /// A built-in rule.
     case builtIn(@Sendable (URLRequest?, any ResponseFacts, Data?) -> ValidationResult)
+    /// `validate(statusCode:)`: the acceptable codes themselves, not a closure over them (a
+    /// closure context per request; an array or range fits the existential's inline buffer).
+    case statusCode(any Sequence<Int> & Sendable)
 }
 
 extension DataTransferRequest {
@@ -39,7 +42,7 @@ extension DataTransferRequest {
     /// Accepts only status codes in `acceptableStatusCodes`; otherwise
     /// ``CurlfireError/ResponseValidationFailureReason/unacceptableStatusCode(code:)``.
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Element == Int {
-        adding(.builtIn { _, response, _ in ResponseValidator.statusCode(response, acceptable: acceptableStatusCodes) })
+        adding(.statusCode(acceptableStatusCodes))
     }
 
     /// Accepts only the given MIME types (`*/*` and `type/*` wildcards; parameters after `;` ignored).
@@ -106,6 +109,7 @@ enum ResponseValidator {
             let result: ValidationResult
             switch validator {
             case let .builtIn(rule): result = rule(request, head, data)
+            case let .statusCode(acceptable): result = statusCode(head, acceptable: acceptable)
             case let .custom(closure):
                 guard let response = head.response else { return nil }
                 result = closure(request, response, data)

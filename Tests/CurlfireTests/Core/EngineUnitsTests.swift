@@ -32,6 +32,22 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertEqual(head.value(for: "X-Next"), "n")
     }
 
+    /// Names and values share one buffer with a length record per field: a fold on a later field,
+    /// an empty value and a value longer than the buffer's first reservation keep every field whole.
+    func testThatFieldsStayWholeInTheSharedBuffer() {
+        var head = ResponseHead()
+        let long = String(repeating: "v", count: 1_000)
+        feed(&head, ["HTTP/1.1 301 Moved", "Location: /a", "",
+                     "HTTP/1.1 200 OK", "A: 1", "B:", "C: \(long)", "\tmore", "a: 2", "D: end", ""])
+        XCTAssertEqual(head.fields.map(\.name), ["A", "B", "C", "a", "D"])
+        XCTAssertEqual(head.fields.map(\.value), ["1", "", long + " more", "2", "end"])
+        XCTAssertNil(head.value(for: "Location"))
+        XCTAssertEqual(head.value(for: "b"), "")
+        XCTAssertEqual(head.joinedValue(for: "A"), "1, 2")
+        XCTAssertEqual(head.value(for: "d"), "end")
+        XCTAssertNil(head.value(for: "E"))
+    }
+
     func testThatNoStatusLineMeansNoResponse() {
         var head = ResponseHead()
         feed(&head, ["garbage", ""])
@@ -116,5 +132,26 @@ final class HeadersAndErrorsTests: XCTestCase {
         XCTAssertNil(CurlAttempt.contentLength("12 34"))
         XCTAssertNil(CurlAttempt.contentLength("0x10"))
         XCTAssertNil(CurlAttempt.contentLength("99999999999999999999"))
+    }
+}
+
+final class ErrorBufferPoolTests: XCTestCase {
+    /// A reused buffer reads as an empty message: the last attempt's message never shows in the next
+    /// attempt's error (the engine reads the buffer up to its first NUL).
+    func testThatABufferTakenAgainHoldsNoOldMessage() {
+        var taken: [UnsafeMutablePointer<CChar>] = []
+        for _ in 0..<8 {
+            let buffer = ErrorBufferPool.take()
+            XCTAssertEqual(buffer[0], 0)
+            _ = "Could not resolve host: old.example".withCString { strcpy(buffer, $0) }
+            taken.append(buffer)
+        }
+        for buffer in taken { ErrorBufferPool.give(buffer) }
+        for _ in 0..<8 {
+            let buffer = ErrorBufferPool.take()
+            XCTAssertEqual(buffer[0], 0, "an old message survived")
+            XCTAssertEqual(String(validatingCString: buffer), "")
+            ErrorBufferPool.give(buffer)
+        }
     }
 }
