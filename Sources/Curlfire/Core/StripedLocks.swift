@@ -16,7 +16,7 @@ enum StripedLocks {
 
     /// The lock for `object` (the same one for the object's whole life).
     static func lock(for object: AnyObject) -> Lock {
-        let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+        let address = UInt(bitPattern: ObjectIdentifier(object)) // the object's address
         // Objects are 16-byte aligned: skip the low bits, and fold in higher ones.
         return locks[Int((address >> 4 ^ address >> 9) & 31)]
     }
