@@ -195,6 +195,15 @@ final class Awaited<Value: Sendable>: @unchecked Sendable { // `value` under `co
         }
         return value
     }
+
+    /// The value, waiting up to `timeout` seconds for it, and no longer held here. Use it for a held
+    /// answer: a completion keeps its transfer (and so the session) alive, and this box is reachable
+    /// from the session through the retrier or redirect handler that filled it — a retain cycle if kept.
+    func take(timeout: TimeInterval = 10) -> Value? {
+        let taken = wait(timeout: timeout)
+        condition.withLock { value = nil }
+        return taken
+    }
 }
 
 /// A counter shared with closures that run on other threads (`@unchecked Sendable`: `items` under `lock`).

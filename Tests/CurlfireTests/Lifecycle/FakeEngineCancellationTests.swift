@@ -83,7 +83,7 @@ final class FakeEngineCancellationTests: XCTestCase {
         session.adapter = HeldAdapter(release: release)
         let done = Awaited<DefaultDataResponse>()
         let request = session.request(url).response { done.set($0) }
-        let letThrough = try XCTUnwrap(release.wait())
+        let letThrough = try XCTUnwrap(release.take())
         waitForMachine(request, "adapting")
         request.cancel()
         assertCancelled(done)
@@ -114,7 +114,7 @@ final class FakeEngineCancellationTests: XCTestCase {
         let done = Awaited<DefaultDataResponse>()
         let request = session.request(url).response { done.set($0) }
         fake.respond(try XCTUnwrap(fake.nextAttempt()), status: 503)
-        let retry = try XCTUnwrap(answer.wait())
+        let retry = try XCTUnwrap(answer.take())
         waitForMachine(request, "awaitingRetry")
         request.cancel()
         assertCancelled(done)
@@ -145,7 +145,7 @@ final class FakeEngineCancellationTests: XCTestCase {
         let done = Awaited<DefaultDataResponse>()
         let request = session.request(url).redirect(using: HeldRedirectHandler(answer: answer)).response { done.set($0) }
         fake.respond(try XCTUnwrap(fake.nextAttempt()), status: 302, headers: ["Location": "/next"])
-        let follow = try XCTUnwrap(answer.wait())
+        let follow = try XCTUnwrap(answer.take())
         waitForMachine(request, "awaitingRedirect")
         request.cancel()
         assertCancelled(done)
