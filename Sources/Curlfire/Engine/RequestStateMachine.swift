@@ -69,8 +69,9 @@ struct RequestStateMachine: Sendable {
         case awaitingRetryDecision(Stage)
         /// A retry waits for its delay.
         case delayingRetry(Stage)
-        /// Over: the outcome is (being) delivered.
-        case finished
+        /// Over, and how: the outcome is (being) delivered. `.finished(.cancelled)` is a request that
+        /// `cancel()` ended (``RequestState/cancelled``), with or without an attempt to stop first.
+        case finished(Finish)
     }
 
     /// What the lifecycle needs to know of an ended attempt.
@@ -185,7 +186,16 @@ struct RequestStateMachine: Sendable {
     var isStarted: Bool { state != .idle }
 
     /// Whether the request is over.
-    var isFinished: Bool { state == .finished }
+    var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// Enters ``State/finished(_:)`` and says how to end the request.
+    private mutating func finishing(_ kind: Finish) -> Action {
+        state = .finished(kind)
+        return .finish(kind)
+    }
 
     private mutating func nextStage(attempt: Int, hop: Int) -> Stage {
         generation += 1
@@ -211,8 +221,7 @@ struct RequestStateMachine: Sendable {
             state = .cancelling(stage, .user)
             return .cancelAttempt(stage)
         case .idle, .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
-            state = .finished
-            return .finish(.cancelled)
+            return finishing(.cancelled)
         }
     }
 
@@ -256,8 +265,7 @@ struct RequestStateMachine: Sendable {
             state = .cancelling(stage, .resourceTimeout)
             return .cancelAttempt(stage)
         case .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
-            state = .finished
-            return .finish(.resourceTimedOut)
+            return finishing(.resourceTimedOut)
         }
     }
 
@@ -284,8 +292,7 @@ struct RequestStateMachine: Sendable {
             state = .awaitingRetryDecision(stage)
             return .askRetriers(stage)
         case .failed, .refused:
-            state = .finished
-            return .finish(.lastOutcome)
+            return finishing(.lastOutcome)
         }
     }
 
@@ -296,8 +303,7 @@ struct RequestStateMachine: Sendable {
             switch verdict {
             case .redirect:
                 if stage.hop >= maximumRedirects {
-                    state = .finished
-                    return .finish(.tooManyRedirects)
+                    return finishing(.tooManyRedirects)
                 }
                 state = .awaitingRedirectDecision(stage)
                 return .askRedirectHandler(stage)
@@ -305,12 +311,10 @@ struct RequestStateMachine: Sendable {
                 state = .awaitingRetryDecision(stage)
                 return .askRetriers(stage)
             case .retryable, .final:
-                state = .finished
-                return .finish(.lastOutcome)
+                return finishing(.lastOutcome)
             }
         case let .cancelling(current, cause) where current == stage:
-            state = .finished
-            return .finish(cause == .user ? .cancelled : .resourceTimedOut)
+            return finishing(cause == .user ? .cancelled : .resourceTimedOut)
         default:
             return unexpected("attemptEnded", for: stage)
         }
@@ -320,8 +324,7 @@ struct RequestStateMachine: Sendable {
     mutating func redirectDecided(follow: Bool, for stage: Stage) -> Action {
         guard case .awaitingRedirectDecision(stage) = state else { return unexpected("redirectDecided", for: stage) }
         guard follow else {
-            state = .finished
-            return .finish(.lastOutcome)
+            return finishing(.lastOutcome)
         }
         let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
         state = .running(next)
@@ -333,11 +336,9 @@ struct RequestStateMachine: Sendable {
         guard case .awaitingRetryDecision(stage) = state else { return unexpected("retryDecided", for: stage) }
         switch decision {
         case .doNotRetry:
-            state = .finished
-            return .finish(.lastOutcome)
+            return finishing(.lastOutcome)
         case .failWithRetryError:
-            state = .finished
-            return .finish(.retryFailed)
+            return finishing(.retryFailed)
         case let .retry(delay) where delay > 0:
             state = .delayingRetry(stage)
             return .scheduleRetry(after: delay, stage)

@@ -187,11 +187,10 @@ final class Transfer: @unchecked Sendable {
         }
     }
     private var identity: UUID?
-    /// parity: whether `cancel()` ended the request (for `Request.state`); under `lock`.
-    private var cancelledByUser = false
-    /// parity: `Request.state`, read from the state machine.
+    /// parity: `Request.state`, read from the state machine (whose `finished` state says whether
+    /// `cancel()` ended the request).
     var publicState: RequestState {
-        lock.withLock { RequestState(machine.state, isSuspended: machine.isSuspended, cancelledByUser: cancelledByUser) }
+        lock.withLock { RequestState(machine.state, isSuspended: machine.isSuspended) }
     }
 
     // MARK: - Handlers
@@ -301,10 +300,7 @@ final class Transfer: @unchecked Sendable {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let action: RequestStateMachine.Action = lock.withLock {
             let action = machine.cancel()
-            if action != .none {
-                cancelFlag.store(true, ordering: .relaxed)
-                cancelledByUser = true // parity: Request.state
-            }
+            if action != .none { cancelFlag.store(true, ordering: .relaxed) }
             return action
         }
         guard action != .none else { return }
