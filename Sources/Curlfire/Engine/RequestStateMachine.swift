@@ -133,6 +133,9 @@ struct RequestStateMachine: Sendable {
     }
 
     private(set) var state: State = .idle
+    /// The handlers and the outcome they get ("Delivery" below); it leaves
+    /// ``Delivery/collecting(_:)`` only once ``state`` is ``State/finished(_:)``.
+    private(set) var delivery: Delivery = .collecting([])
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -355,5 +358,113 @@ struct RequestStateMachine: Sendable {
         let next = nextStage(attempt: stage.attempt + 1, hop: 0)
         state = .adapting(next)
         return .adapt(next)
+    }
+}
+
+// MARK: - Delivery
+
+// The request's handlers and the outcome they get, as part of the machine (issue 24 point 1): no
+// handler list, "attached", "draining" or "final outcome" flag lives beside it in `Transfer`.
+extension RequestStateMachine {
+    /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
+    /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
+    struct Handler: Sendable {
+        /// Where ``run`` is dispatched; `nil` runs it inline in the drain loop.
+        let queue: DispatchQueue?
+        /// Validation, serialization and the user's completion, given the outcome once.
+        let run: @Sendable (TransferOutcome) -> Void
+    }
+
+    /// Where the handlers are in getting the outcome. Handlers are attached in every ``State``, so this
+    /// is a part of the machine beside ``state`` (one value under the same lock); it leaves
+    /// ``collecting(_:)`` only once the machine is ``State/finished(_:)`` and the owner has the outcome.
+    enum Delivery: Sendable {
+        /// The outcome is not known yet: the handlers attached so far, in attach order.
+        case collecting([Handler])
+        /// The outcome is published and one drain loop hands it to the handlers listed, oldest first;
+        /// a handler attached meanwhile joins the list. The list may be empty while the loop's last
+        /// handler runs: the loop ends at its next ``nextHandler()``.
+        case draining(TransferOutcome, [Handler])
+        /// Every handler has the outcome; a handler attached now starts a new drain at once.
+        case delivered(TransferOutcome)
+    }
+
+    /// Whether a response handler was ever attached (or the outcome is out, which only a started
+    /// request has).
+    var hasHandlers: Bool {
+        if case let .collecting(handlers) = delivery { return !handlers.isEmpty }
+        return true
+    }
+
+    /// The outcome once it is published (the handlers are getting it, or all have it).
+    var publishedOutcome: TransferOutcome? {
+        switch delivery {
+        case .collecting: return nil
+        case let .draining(outcome, _), let .delivered(outcome): return outcome
+        }
+    }
+
+    /// Whether the outcome is published: no progress closure or stream target is kept any more.
+    var isDelivered: Bool {
+        if case .collecting = delivery { return false }
+        return true
+    }
+
+    /// A response handler was attached.
+    ///
+    /// - Returns: The outcome to drain now, when every earlier handler already had it (the owner then
+    ///   calls ``nextHandler()`` until it returns `nil`); `nil` when the handler waits its turn.
+    mutating func attachHandler(_ handler: Handler) -> TransferOutcome? {
+        switch delivery {
+        case var .collecting(handlers):
+            delivery = .collecting([]) // the list is then uniquely held: appended in place
+            handlers.append(handler)
+            delivery = .collecting(handlers)
+            return nil
+        case .draining(let outcome, var handlers):
+            delivery = .delivered(outcome)
+            handlers.append(handler)
+            delivery = .draining(outcome, handlers)
+            return nil
+        case let .delivered(outcome):
+            delivery = .draining(outcome, [handler])
+            return outcome
+        }
+    }
+
+    /// The owner published the request's outcome (after the machine's ``Action/finish(_:)``, once).
+    ///
+    /// - Returns: The outcome to drain now when handlers wait (the owner then calls ``nextHandler()``
+    ///   until it returns `nil`); `nil` when none was attached. Published twice, or before the machine
+    ///   finished, is impossible: reported, then ignored.
+    mutating func outcomePublished(_ outcome: TransferOutcome) -> TransferOutcome? {
+        guard isFinished, case let .collecting(handlers) = delivery else {
+            reportImpossible("outcomePublished in \(state) with the outcome \(isDelivered ? "already published" : "unknown")")
+            return nil
+        }
+        guard !handlers.isEmpty else {
+            delivery = .delivered(outcome)
+            return nil
+        }
+        delivery = .draining(outcome, handlers)
+        return outcome
+    }
+
+    /// The drain loop takes the next handler to give the outcome to; `nil` ends the loop (the
+    /// outcome is then delivered). Only the loop that ``attachHandler(_:)`` or
+    /// ``outcomePublished(_:)`` started calls it: with no drain under way it is impossible.
+    mutating func nextHandler() -> Handler? {
+        guard case .draining(let outcome, var handlers) = delivery else {
+            reportImpossible("nextHandler with no drain under way")
+            return nil
+        }
+        guard !handlers.isEmpty else {
+            delivery = .delivered(outcome)
+            return nil
+        }
+        delivery = .delivered(outcome)
+        let next = handlers.removeFirst()
+        delivery = .draining(outcome, handlers)
+        return next
     }
 }

@@ -97,13 +97,6 @@ final class Transfer: @unchecked Sendable {
     private let cancelFlag = Atomic<Bool>(false)
     /// Whether the running attempt must stop; cheap enough for every body chunk.
     var isCancelFlagged: Bool { cancelFlag.load(ordering: .relaxed) }
-    /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
-    /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
-    private struct Handler {
-        let queue: DispatchQueue?
-        let run: @Sendable (TransferOutcome) -> Void
-    }
-
     /// The latest progress of each direction, and whether `request.progress` was read (then
     /// libcurl reports progress even without a progress closure); under `lock`.
     var downloadCounts = ProgressCounts() // internal for Transfer+Progress.swift
@@ -116,10 +109,6 @@ final class Transfer: @unchecked Sendable {
         let closure: @Sendable (Data) -> Void
     }
 
-    private var handlers: [Handler] = []
-    private var handlerAttached = false
-    private var draining = false
-    private var finalOutcome: TransferOutcome?
     var downloadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     private var currentRequest: URLRequest?
@@ -162,13 +151,13 @@ final class Transfer: @unchecked Sendable {
     var isStarted: Bool { lock.withLock { machine.isStarted } }
     /// Whether a response handler was attached or the transfer started: a modifier that changes
     /// what is sent can no longer apply to it (``CurlfireError/requestAlreadyStarted(modifier:)``).
-    var isCommitted: Bool { lock.withLock { handlerAttached || machine.isStarted } }
+    var isCommitted: Bool { lock.withLock { machine.hasHandlers || machine.isStarted } }
     /// Whether `suspend()` is in effect (read by the engine when it adds the handle).
     var isSuspended: Bool { lock.withLock { machine.isSuspended } }
-    /// Whether the transfer has finished.
-    var isFinished: Bool { lock.withLock { finalOutcome != nil } }
+    /// Whether the transfer has finished (its outcome is published).
+    var isFinished: Bool { lock.withLock { machine.isDelivered } }
     /// The outcome once the transfer has finished (a download's resume data after `cancel()`).
-    var finishedOutcome: TransferOutcome? { lock.withLock { finalOutcome } }
+    var finishedOutcome: TransferOutcome? { lock.withLock { machine.publishedOutcome } }
 
     // MARK: - Parity additions (issue 14; read by Core, no effect on the lifecycle)
 
@@ -204,17 +193,7 @@ final class Transfer: @unchecked Sendable {
     ///     the engine thread): only for internal handlers that merely hand the outcome over.
     func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        lock.lock()
-        handlers.append(Handler(queue: queue, run: handler))
-        handlerAttached = true
-        let drainNow: TransferOutcome?
-        if let outcome = finalOutcome, !draining {
-            draining = true
-            drainNow = outcome
-        } else {
-            drainNow = nil
-        }
-        lock.unlock()
+        let drainNow = lock.withLock { machine.attachHandler(RequestStateMachine.Handler(queue: queue, run: handler)) }
         if let drainNow {
             drain(drainNow)
         } else if start {
@@ -226,7 +205,7 @@ final class Transfer: @unchecked Sendable {
     /// keeping it (Alamofire 4's `DataRequest.stream(closure:)`); ignored once an attempt started.
     func setDataStream(queue: DispatchQueue, _ closure: @escaping @Sendable (Data) -> Void) {
         lock.withLock {
-            if finalOutcome != nil { return }
+            if machine.isDelivered { return }
             dataStream = StreamTarget(queue: queue, closure: closure)
         }
     }
@@ -234,7 +213,7 @@ final class Transfer: @unchecked Sendable {
     /// Adds a progress closure for the response body (dropped when the transfer has finished).
     func addDownloadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
         lock.withLock {
-            if finalOutcome != nil { return }
+            if machine.isDelivered { return }
             downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
@@ -242,21 +221,15 @@ final class Transfer: @unchecked Sendable {
     /// Adds a progress closure for the request body (dropped when the transfer has finished).
     func addUploadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
         lock.withLock {
-            if finalOutcome != nil { return }
+            if machine.isDelivered { return }
             uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
 
+    /// Gives the outcome to each handler the machine hands out, in attach order, until it hands out
+    /// none (one loop at a time: the machine's `attachHandler` or `outcomePublished` said to start it).
     private func drain(_ outcome: TransferOutcome) {
-        while true {
-            lock.lock()
-            if handlers.isEmpty {
-                draining = false
-                lock.unlock()
-                return
-            }
-            let handler = handlers.removeFirst()
-            lock.unlock()
+        while let handler = lock.withLock({ machine.nextHandler() }) {
             if let queue = handler.queue {
                 queue.async { handler.run(outcome) }
             } else {
@@ -593,20 +566,18 @@ final class Transfer: @unchecked Sendable {
     private func deliver(_ outcome: TransferOutcome) {
         session.liveTransfers.remove(self) // parity: cancelAllRequests()
         lock.lock()
-        finalOutcome = outcome
+        let drainNow = machine.outcomePublished(outcome)
         // No report follows; a closure that captures its own request (`request.downloadProgress {
         // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
         // Released after the lock: the closure may hold the last copy of a request value.
         let droppedProgress = (downloadProgressHandlers, uploadProgressHandlers)
         downloadProgressHandlers.removeAll()
         uploadProgressHandlers.removeAll()
-        let drainNow = !handlers.isEmpty && !draining
-        if drainNow { draining = true }
         lock.unlock()
         withExtendedLifetime(droppedProgress) {}
-        if drainNow {
+        if let drainNow {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
-            drain(outcome)
+            drain(drainNow)
         }
     }
 }
