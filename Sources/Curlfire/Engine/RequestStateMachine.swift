@@ -45,6 +45,26 @@ struct RequestStateMachine: Sendable {
         var generation: UInt64
     }
 
+    /// A timer the owner armed for a stage (the retry delay), held by the state it belongs to so that
+    /// leaving the stage early cancels it. Equal only to itself.
+    final class StageTimer: Equatable, Sendable, CustomStringConvertible {
+        private let cancelTimer: @Sendable () -> Void
+
+        /// - Parameter cancel: Cancels the timer; called at most once, under no lock.
+        init(cancel: @escaping @Sendable () -> Void) {
+            cancelTimer = cancel
+        }
+
+        /// Cancels the timer.
+        func cancel() {
+            cancelTimer()
+        }
+
+        static func == (lhs: StageTimer, rhs: StageTimer) -> Bool { lhs === rhs }
+
+        var description: String { "timer" }
+    }
+
     /// Why a running attempt is being stopped.
     enum CancelCause: Equatable, Sendable {
         /// `cancel()`, or the awaiting task was cancelled.
@@ -67,8 +87,9 @@ struct RequestStateMachine: Sendable {
         case awaitingRedirectDecision(Stage)
         /// The retriers decide whether to try again.
         case awaitingRetryDecision(Stage)
-        /// A retry waits for its delay.
-        case delayingRetry(Stage)
+        /// A retry waits for its delay, on the timer the owner armed for it (`nil` until the owner
+        /// reports it with ``retryTimerArmed(_:for:)``); leaving the stage early cancels the timer.
+        case delayingRetry(Stage, timer: StageTimer? = nil)
         /// Over, and how: the outcome is (being) delivered. `.finished(.cancelled)` is a request that
         /// `cancel()` ended (``RequestState/cancelled``), with or without an attempt to stop first.
         case finished(Finish)
@@ -128,8 +149,9 @@ struct RequestStateMachine: Sendable {
         case askRetriers(Stage)
         /// Arm a timer; ``delayElapsed(for:)`` follows.
         case scheduleRetry(after: TimeInterval, Stage)
-        /// Deliver the outcome; cancel any timer.
-        case finish(Finish)
+        /// Deliver the outcome; cancel the deadline timer, and `cancelling` — the retry-delay timer of
+        /// the stage the request left early (`cancel()` or the deadline while ``State/delayingRetry(_:timer:)``).
+        case finish(Finish, cancelling: StageTimer? = nil)
     }
 
     private(set) var state: State = .idle
@@ -180,7 +202,7 @@ struct RequestStateMachine: Sendable {
         switch state {
         case .idle, .finished: return nil
         case let .adapting(stage), let .running(stage), let .cancelling(stage, _), let .awaitingRedirectDecision(stage),
-             let .awaitingRetryDecision(stage), let .delayingRetry(stage):
+             let .awaitingRetryDecision(stage), let .delayingRetry(stage, _):
             return stage
         }
     }
@@ -194,10 +216,13 @@ struct RequestStateMachine: Sendable {
         return false
     }
 
-    /// Enters ``State/finished(_:)`` and says how to end the request.
+    /// Enters ``State/finished(_:)`` and says how to end the request (with the timer of a retry
+    /// delay the request leaves, to cancel).
     private mutating func finishing(_ kind: Finish) -> Action {
+        var timer: StageTimer?
+        if case let .delayingRetry(_, armed) = state { timer = armed }
         state = .finished(kind)
-        return .finish(kind)
+        return .finish(kind, cancelling: timer)
     }
 
     private mutating func nextStage(attempt: Int, hop: Int) -> Stage {
@@ -343,7 +368,7 @@ struct RequestStateMachine: Sendable {
         case .failWithRetryError:
             return finishing(.retryFailed)
         case let .retry(delay) where delay > 0:
-            state = .delayingRetry(stage)
+            state = .delayingRetry(stage, timer: nil)
             return .scheduleRetry(after: delay, stage)
         case .retry:
             let next = nextStage(attempt: stage.attempt + 1, hop: 0)
@@ -352,9 +377,25 @@ struct RequestStateMachine: Sendable {
         }
     }
 
+    /// The owner armed the timer of the stage's retry delay (after ``Action/scheduleRetry(after:_:)``;
+    /// it may already have fired). The state keeps it, so that leaving the stage early cancels it.
+    ///
+    /// - Returns: `false` when the stage was left meanwhile (cancelled, timed out, or the timer fired):
+    ///   the owner cancels the timer itself. Arming a timer for a stage that did not ask for one, or
+    ///   twice, is impossible: reported, then `false`.
+    mutating func retryTimerArmed(_ timer: StageTimer, for stage: Stage) -> Bool {
+        if case .delayingRetry(stage, nil) = state {
+            state = .delayingRetry(stage, timer: timer)
+            return true
+        }
+        _ = unexpected("retryTimerArmed", for: stage)
+        return false
+    }
+
     /// The retry delay of the stage elapsed.
     mutating func delayElapsed(for stage: Stage) -> Action {
-        guard case .delayingRetry(stage) = state else { return unexpected("delayElapsed", for: stage) }
+        guard case .delayingRetry(stage, _) = state else { return unexpected("delayElapsed", for: stage) }
+        // The timer fired: dropping it (one-shot, nothing left to cancel) releases it.
         let next = nextStage(attempt: stage.attempt + 1, hop: 0)
         state = .adapting(next)
         return .adapt(next)

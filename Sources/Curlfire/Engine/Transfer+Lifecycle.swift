@@ -231,13 +231,17 @@ extension Transfer {
         }
     }
 
-    /// Waits out a retry delay on a timer that is cancelled when the request ends.
+    /// Waits out a retry delay on a timer that the machine's `delayingRetry` state holds, so that
+    /// leaving the stage early (`cancel()`, the deadline) cancels it.
     func scheduleRetry(after delay: TimeInterval, _ stage: RequestStateMachine.Stage) {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + delay)
         timer.setEventHandler { [weak self] in self?.send { $0.delayElapsed(for: stage) } }
-        lock.withLock { timers.retry = timer }
         timer.resume()
+        let box = CancellableDispatchTimer(timer)
+        let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
+        // The stage was left between the action and now (or the timer already fired): cancel it here.
+        if !lock.withLock({ machine.retryTimerArmed(held, for: stage) }) { held.cancel() }
     }
 
     /// Arms the request's deadline for the stages outside the engine (adapters, retriers, delays,
@@ -266,7 +270,6 @@ extension Transfer {
             timers.deadlineArmed = true
             return (carry.lastOutcome, carry.retryError, carry.retryableError, pending)
         }
-        pending.retry?.cancel()
         pending.deadline?.cancel()
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
         outcome.retryResume = lock.withLock { carry.downloadResume } // parity
@@ -289,9 +292,24 @@ extension Transfer {
     }
 }
 
-/// The timers a request may hold; cancelled when it ends.
+/// A dispatch timer that only cancels, for a `@Sendable` closure (`@unchecked Sendable`: nothing guards it,
+/// because `DispatchSourceTimer` — not marked `Sendable` — is only ever cancelled through the box, and
+/// libdispatch makes `cancel()` safe from any thread).
+private final class CancellableDispatchTimer: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(_ timer: DispatchSourceTimer) {
+        self.timer = timer
+    }
+
+    func cancel() {
+        timer.cancel()
+    }
+}
+
+/// The deadline timer a request may hold; cancelled when it ends (the retry-delay timer is held by
+/// the machine's `delayingRetry` state and cancelled through the `finish` action).
 struct Timers {
-    var retry: DispatchSourceTimer?
     var deadline: DispatchSourceTimer?
     var deadlineArmed = false
 }

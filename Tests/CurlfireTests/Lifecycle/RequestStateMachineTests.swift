@@ -97,7 +97,7 @@ final class RequestStateMachineTests: XCTestCase {
         case .askRedirectHandler: return "askRedirectHandler"
         case .askRetriers: return "askRetriers"
         case let .scheduleRetry(delay, _): return "scheduleRetry(\(delay))"
-        case let .finish(kind): return "finish(\(kind))"
+        case let .finish(kind, _): return "finish(\(kind))"
         }
     }
 
