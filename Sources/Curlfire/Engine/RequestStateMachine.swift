@@ -65,6 +65,16 @@ struct RequestStateMachine: Sendable {
         var description: String { "timer" }
     }
 
+    /// Where the request's deadline timer is.
+    enum DeadlineTimer: Equatable, Sendable {
+        /// Not armed yet: no stage has waited outside the engine (or the request has no deadline).
+        case unarmed
+        /// Claimed by ``claimDeadlineTimer()``: the owner is arming it, or it was handed back at the end.
+        case arming
+        /// Armed and reported with ``deadlineTimerArmed(_:)``.
+        case armed(StageTimer)
+    }
+
     /// Why a running attempt is being stopped.
     enum CancelCause: Equatable, Sendable {
         /// `cancel()`, or the awaiting task was cancelled.
@@ -149,15 +159,19 @@ struct RequestStateMachine: Sendable {
         case askRetriers(Stage)
         /// Arm a timer; ``delayElapsed(for:)`` follows.
         case scheduleRetry(after: TimeInterval, Stage)
-        /// Deliver the outcome; cancel the deadline timer, and `cancelling` — the retry-delay timer of
-        /// the stage the request left early (`cancel()` or the deadline while ``State/delayingRetry(_:timer:)``).
-        case finish(Finish, cancelling: StageTimer? = nil)
+        /// Deliver the outcome, and cancel the timers in `cancelling`: the deadline timer if it was
+        /// armed, and the retry-delay timer of a delay the request left early (`cancel()` or the
+        /// deadline while ``State/delayingRetry(_:timer:)``).
+        case finish(Finish, cancelling: [StageTimer] = [])
     }
 
     private(set) var state: State = .idle
     /// The handlers and the outcome they get ("Delivery" below); it leaves
     /// ``Delivery/collecting(_:)`` only once ``state`` is ``State/finished(_:)``.
     private(set) var delivery: Delivery = .collecting([])
+    /// The timer of `timeoutIntervalForResource` outside the engine (request-level: armed once, by
+    /// the first stage that waits outside the engine; handed back by the `finish` action).
+    private(set) var deadlineTimer: DeadlineTimer = .unarmed
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -219,10 +233,14 @@ struct RequestStateMachine: Sendable {
     /// Enters ``State/finished(_:)`` and says how to end the request (with the timer of a retry
     /// delay the request leaves, to cancel).
     private mutating func finishing(_ kind: Finish) -> Action {
-        var timer: StageTimer?
-        if case let .delayingRetry(_, armed) = state { timer = armed }
+        var timers: [StageTimer] = []
+        if case let .delayingRetry(_, armed?) = state { timers.append(armed) }
+        if case let .armed(deadline) = deadlineTimer {
+            timers.append(deadline)
+            deadlineTimer = .arming // handed back: a finished request arms nothing again
+        }
         state = .finished(kind)
-        return .finish(kind, cancelling: timer)
+        return .finish(kind, cancelling: timers)
     }
 
     private mutating func nextStage(attempt: Int, hop: Int) -> Stage {
@@ -390,6 +408,31 @@ struct RequestStateMachine: Sendable {
         }
         _ = unexpected("retryTimerArmed", for: stage)
         return false
+    }
+
+    /// A stage is about to wait outside the engine (adapters, retriers, a redirect handler) and the
+    /// request has a deadline: the deadline timer is armed the first time only.
+    ///
+    /// - Returns: `true` once, before the request ends: the owner then arms the timer and reports it
+    ///   with ``deadlineTimerArmed(_:)``. `false` when it was claimed before or the request is over.
+    mutating func claimDeadlineTimer() -> Bool {
+        guard case .unarmed = deadlineTimer, !isFinished else { return false }
+        deadlineTimer = .arming
+        return true
+    }
+
+    /// The owner armed the deadline timer it claimed.
+    ///
+    /// - Returns: `false` when the request ended meanwhile: the owner cancels the timer itself.
+    ///   Reporting a timer nobody claimed, or twice, is impossible: reported, then `false`.
+    mutating func deadlineTimerArmed(_ timer: StageTimer) -> Bool {
+        guard case .arming = deadlineTimer else {
+            reportImpossible("deadlineTimerArmed with the deadline timer \(deadlineTimer) in \(state)")
+            return false
+        }
+        guard !isFinished else { return false }
+        deadlineTimer = .armed(timer)
+        return true
     }
 
     /// The retry delay of the stage elapsed.

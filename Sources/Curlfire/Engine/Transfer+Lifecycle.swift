@@ -245,32 +245,32 @@ extension Transfer {
     }
 
     /// Arms the request's deadline for the stages outside the engine (adapters, retriers, delays,
-    /// redirect handlers that wait); the engine enforces it on running attempts. Armed once.
+    /// redirect handlers that wait); the engine enforces it on running attempts. Armed once: the
+    /// machine holds the timer and hands it back in its `finish` action.
     func armResourceDeadline() {
-        let (deadline, armed) = lock.withLock { () -> (UInt64, Bool) in
-            defer { timers.deadlineArmed = true }
-            return (carry.deadline, timers.deadlineArmed)
+        let deadline = lock.withLock { () -> UInt64 in
+            guard carry.deadline > 0, machine.claimDeadlineTimer() else { return 0 }
+            return carry.deadline
         }
-        guard !armed, deadline > 0 else { return }
+        guard deadline > 0 else { return }
         let now = IdleClock.now()
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + .nanoseconds(Int(min(deadline > now ? deadline - now : 0, UInt64(Int.max)))))
         timer.setEventHandler { [weak self] in self?.send { $0.resourceDeadlineElapsed() } }
-        lock.withLock { timers.deadline = timer }
         timer.resume()
+        let box = CancellableDispatchTimer(timer)
+        let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
+        // The request ended between the claim and now: cancel it here.
+        if !lock.withLock({ machine.deadlineTimerArmed(held) }) { held.cancel() }
     }
 
     // MARK: - Finishing
 
-    /// Ends the request as the machine decided: cancels its timers and delivers the outcome.
+    /// Ends the request as the machine decided (its timers were cancelled by `perform`): delivers the outcome.
     func finish(_ kind: RequestStateMachine.Finish) {
-        let (last, retryError, originalError, pending) = lock.withLock {
-            let pending = timers
-            timers = Timers()
-            timers.deadlineArmed = true
-            return (carry.lastOutcome, carry.retryError, carry.retryableError, pending)
+        let (last, retryError, originalError) = lock.withLock {
+            (carry.lastOutcome, carry.retryError, carry.retryableError)
         }
-        pending.deadline?.cancel()
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
         outcome.retryResume = lock.withLock { carry.downloadResume } // parity
         switch kind {
@@ -305,13 +305,6 @@ private final class CancellableDispatchTimer: @unchecked Sendable {
     func cancel() {
         timer.cancel()
     }
-}
-
-/// The deadline timer a request may hold; cancelled when it ends (the retry-delay timer is held by
-/// the machine's `delayingRetry` state and cancelled through the `finish` action).
-struct Timers {
-    var deadline: DispatchSourceTimer?
-    var deadlineArmed = false
 }
 
 extension Transfer {

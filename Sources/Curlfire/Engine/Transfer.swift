@@ -116,9 +116,6 @@ final class Transfer: @unchecked Sendable {
     private var metricsHistory: [TransferMetrics] = []
     /// lifecycle: what the stages left for the next one (Transfer+Lifecycle.swift), under `lock`.
     var carry = StageCarry()
-    /// lifecycle: the deadline timer, cancelled when the request ends; under `lock` (the retry-delay
-    /// timer is held by the machine's `delayingRetry` state).
-    var timers = Timers()
     /// The box shared by the request values made for monitors, notifications and retriers
     /// (``requestValue``); it starts nothing on release, so holding it makes no cycle. Under `lock`.
     var detachedValueBox: RequestValueBox?
@@ -337,8 +334,8 @@ final class Transfer: @unchecked Sendable {
             askRetriers(stage) // lifecycle
         case let .scheduleRetry(delay, stage):
             scheduleRetry(after: delay, stage) // lifecycle
-        case let .finish(kind, retryTimer):
-            retryTimer?.cancel() // a retry delay the request left early
+        case let .finish(kind, timers):
+            for timer in timers { timer.cancel() } // the deadline timer; a retry delay left early
             finish(kind) // lifecycle
         }
     }

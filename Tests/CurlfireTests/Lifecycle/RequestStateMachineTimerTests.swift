@@ -1,9 +1,10 @@
 @testable import Curlfire
 import XCTest
 
-/// The retry-delay timer is the `delayingRetry` state's own: stored when the owner reports it armed,
-/// handed back for cancelling when the request leaves the stage early, dropped when it fires. No
-/// libcurl, no network, no real timer.
+/// The machine holds the request's timers. The retry-delay timer is the `delayingRetry` state's own:
+/// stored when the owner reports it armed, handed back for cancelling when the request leaves the stage
+/// early, dropped when it fires. The deadline timer is armed once per request and handed back by every
+/// `finish`. No libcurl, no network, no real timer.
 final class RequestStateMachineTimerTests: XCTestCase {
     typealias Machine = RequestStateMachine
 
@@ -22,7 +23,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let armed = timer(Recorder<String>())
         XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
         guard case .delayingRetry(_, armed?) = machine.state else { return XCTFail("\(machine.state)") }
-        XCTAssertEqual(machine.cancel(), .finish(.cancelled, cancelling: armed))
+        XCTAssertEqual(machine.cancel(), .finish(.cancelled, cancelling: [armed]))
         XCTAssertEqual(impossible.all, [])
     }
 
@@ -31,7 +32,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         var machine = delaying(impossible)
         let armed = timer(Recorder<String>())
         XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
-        XCTAssertEqual(machine.resourceDeadlineElapsed(), .finish(.resourceTimedOut, cancelling: armed))
+        XCTAssertEqual(machine.resourceDeadlineElapsed(), .finish(.resourceTimedOut, cancelling: [armed]))
         XCTAssertEqual(impossible.all, [])
     }
 
@@ -69,5 +70,34 @@ final class RequestStateMachineTimerTests: XCTestCase {
         XCTAssertFalse(running.retryTimerArmed(timer(Recorder<String>()), for: running.stage!))
         XCTAssertEqual(impossible.all.count, 2)
         guard case .running = running.state else { return XCTFail("ignored: \(running.state)") }
+    }
+
+    func testThatTheDeadlineTimerIsClaimedOnceAndHandedBackByTheFinish() {
+        let impossible = Recorder<String>()
+        var machine = RequestStateMachineTests.machine(in: "awaitingRetry", impossible: impossible)
+        XCTAssertTrue(machine.claimDeadlineTimer())
+        XCTAssertFalse(machine.claimDeadlineTimer(), "armed once")
+        let deadline = timer(Recorder<String>())
+        XCTAssertTrue(machine.deadlineTimerArmed(deadline))
+        XCTAssertEqual(machine.deadlineTimer, .armed(deadline))
+        XCTAssertEqual(machine.retryDecided(.retry(after: 30), for: machine.stage!),
+                       .scheduleRetry(after: 30, machine.stage!))
+        let retry = timer(Recorder<String>())
+        XCTAssertTrue(machine.retryTimerArmed(retry, for: machine.stage!))
+        XCTAssertEqual(machine.cancel(), .finish(.cancelled, cancelling: [retry, deadline]))
+        XCTAssertFalse(machine.claimDeadlineTimer(), "a finished request arms nothing")
+        XCTAssertEqual(impossible.all, [])
+    }
+
+    func testThatADeadlineTimerArmedAfterTheEndIsTheOwnersToCancel() {
+        let impossible = Recorder<String>()
+        var machine = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
+        XCTAssertTrue(machine.claimDeadlineTimer())
+        XCTAssertEqual(machine.cancel(), .finish(.cancelled), "claimed, not reported yet: nothing to hand back")
+        XCTAssertFalse(machine.deadlineTimerArmed(timer(Recorder<String>())))
+        XCTAssertEqual(impossible.all, [])
+        var unclaimed = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
+        XCTAssertFalse(unclaimed.deadlineTimerArmed(timer(Recorder<String>())))
+        XCTAssertEqual(impossible.all.count, 1, "a timer nobody claimed is impossible")
     }
 }
