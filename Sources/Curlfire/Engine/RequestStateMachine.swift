@@ -75,6 +75,28 @@ struct RequestStateMachine: Sendable {
         case armed(StageTimer)
     }
 
+    /// What the hops of one attempt carry from one to the next (Curlfire follows redirects itself):
+    /// the payload of ``State/running(_:_:)``, ``State/cancelling(_:_:_:)`` and
+    /// ``State/awaitingRedirectDecision(_:_:)``; a new attempt (a first one or a retry) starts a new one.
+    struct HopChain: Equatable, Sendable {
+        /// Redirects followed before the current hop.
+        var redirectCount = 0
+        /// Seconds the hops before the current one took.
+        var redirectDuration: TimeInterval = 0
+        /// Whether a hop dropped the body (303, or POST on 301/302): no later hop sends it.
+        var bodyDropped = false
+        /// Whether a hop left the origin the credentials were given for: no later hop sends them.
+        var credentialDropped = false
+
+        /// Adds the redirects followed before this hop to its metrics, then counts this hop.
+        mutating func record(_ metrics: inout TransferMetrics) {
+            metrics.redirectCount = redirectCount
+            metrics.redirectDuration = redirectDuration
+            redirectCount += 1
+            redirectDuration += metrics.totalDuration
+        }
+    }
+
     /// Why a running attempt is being stopped.
     enum CancelCause: Equatable, Sendable {
         /// `cancel()`, or the awaiting task was cancelled.
@@ -90,11 +112,11 @@ struct RequestStateMachine: Sendable {
         /// The adapters are preparing the stage's request.
         case adapting(Stage)
         /// An attempt is in the engine.
-        case running(Stage)
+        case running(Stage, HopChain = HopChain())
         /// The engine was asked to stop the attempt; the request ends when it reports back.
-        case cancelling(Stage, CancelCause)
+        case cancelling(Stage, CancelCause, HopChain = HopChain())
         /// The redirect handler decides whether to follow.
-        case awaitingRedirectDecision(Stage)
+        case awaitingRedirectDecision(Stage, HopChain = HopChain())
         /// The retriers decide whether to try again.
         case awaitingRetryDecision(Stage)
         /// A retry waits for its delay, on the timer the owner armed for it (`nil` until the owner
@@ -215,7 +237,7 @@ struct RequestStateMachine: Sendable {
     var stage: Stage? {
         switch state {
         case .idle, .finished: return nil
-        case let .adapting(stage), let .running(stage), let .cancelling(stage, _), let .awaitingRedirectDecision(stage),
+        case let .adapting(stage), let .running(stage, _), let .cancelling(stage, _, _), let .awaitingRedirectDecision(stage, _),
              let .awaitingRetryDecision(stage), let .delayingRetry(stage, _):
             return stage
         }
@@ -263,8 +285,8 @@ struct RequestStateMachine: Sendable {
         switch state {
         case .finished, .cancelling:
             return .none
-        case let .running(stage):
-            state = .cancelling(stage, .user)
+        case let .running(stage, chain):
+            state = .cancelling(stage, .user, chain)
             return .cancelAttempt(stage)
         case .idle, .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
             return finishing(.cancelled)
@@ -284,7 +306,7 @@ struct RequestStateMachine: Sendable {
     mutating func suspend() -> Action {
         guard !isSuspended, acceptsSuspension else { return .none }
         isSuspended = true
-        if case let .running(stage) = state { return .pauseAttempt(stage) }
+        if case let .running(stage, _) = state { return .pauseAttempt(stage) }
         return .none
     }
 
@@ -294,7 +316,7 @@ struct RequestStateMachine: Sendable {
         let wasSuspended = isSuspended
         isSuspended = false
         if case .idle = state { return start() }
-        if wasSuspended, case let .running(stage) = state { return .unpauseAttempt(stage) }
+        if wasSuspended, case let .running(stage, _) = state { return .unpauseAttempt(stage) }
         return .none
     }
 
@@ -307,8 +329,8 @@ struct RequestStateMachine: Sendable {
             return .none
         case .finished, .cancelling:
             return .none
-        case let .running(stage):
-            state = .cancelling(stage, .resourceTimeout)
+        case let .running(stage, chain):
+            state = .cancelling(stage, .resourceTimeout, chain)
             return .cancelAttempt(stage)
         case .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
             return finishing(.resourceTimedOut)
@@ -332,7 +354,7 @@ struct RequestStateMachine: Sendable {
         guard case .adapting(stage) = state else { return unexpected("adapted", for: stage) }
         switch adaptation {
         case .succeeded:
-            state = .running(stage)
+            state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
             return .startAttempt(stage)
         case .failed where hasRetriers:
             state = .awaitingRetryDecision(stage)
@@ -345,13 +367,13 @@ struct RequestStateMachine: Sendable {
     /// The engine reports the stage's attempt over.
     mutating func attemptEnded(_ verdict: AttemptVerdict, for stage: Stage) -> Action {
         switch state {
-        case .running(stage):
+        case let .running(current, chain) where current == stage:
             switch verdict {
             case .redirect:
                 if stage.hop >= maximumRedirects {
                     return finishing(.tooManyRedirects)
                 }
-                state = .awaitingRedirectDecision(stage)
+                state = .awaitingRedirectDecision(stage, chain)
                 return .askRedirectHandler(stage)
             case .retryable where hasRetriers:
                 state = .awaitingRetryDecision(stage)
@@ -359,7 +381,7 @@ struct RequestStateMachine: Sendable {
             case .retryable, .final:
                 return finishing(.lastOutcome)
             }
-        case let .cancelling(current, cause) where current == stage:
+        case let .cancelling(current, cause, _) where current == stage:
             return finishing(cause == .user ? .cancelled : .resourceTimedOut)
         default:
             return unexpected("attemptEnded", for: stage)
@@ -367,14 +389,51 @@ struct RequestStateMachine: Sendable {
     }
 
     /// The redirect handler answered for the stage.
-    mutating func redirectDecided(follow: Bool, for stage: Stage) -> Action {
-        guard case .awaitingRedirectDecision(stage) = state else { return unexpected("redirectDecided", for: stage) }
+    ///
+    /// - Parameters:
+    ///   - follow:     Whether to follow.
+    ///   - keepsBody:  Whether the next hop may send the body (not after a 303, nor a POST's 301/302);
+    ///                 once dropped, no later hop of the attempt sends it.
+    ///   - leavesOrigin: Whether the next hop goes to another origin than the hop before: the
+    ///                 credentials are dropped for the rest of the attempt.
+    mutating func redirectDecided(follow: Bool, keepsBody: Bool = true, leavesOrigin: Bool = false,
+                                  for stage: Stage) -> Action {
+        guard case .awaitingRedirectDecision(stage, var chain) = state else {
+            return unexpected("redirectDecided", for: stage)
+        }
         guard follow else {
             return finishing(.lastOutcome)
         }
+        if !keepsBody { chain.bodyDropped = true }
+        if leavesOrigin { chain.credentialDropped = true }
         let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
-        state = .running(next)
+        state = .running(next, chain)
         return .startAttempt(next)
+    }
+
+    /// The hops of the running attempt so far (`nil` outside ``State/running(_:_:)``,
+    /// ``State/cancelling(_:_:_:)`` and ``State/awaitingRedirectDecision(_:_:)``).
+    var hopChain: HopChain? {
+        switch state {
+        case let .running(_, chain), let .cancelling(_, _, chain), let .awaitingRedirectDecision(_, chain): return chain
+        default: return nil
+        }
+    }
+
+    /// The engine reports the metrics of the stage's hop, before ``attemptEnded(_:for:)``: they get the
+    /// redirects followed before this hop (libcurl sees one hop only), and this hop is counted.
+    /// Outside the stage's running (or cancelling) attempt it changes nothing.
+    mutating func recordHop(_ metrics: inout TransferMetrics, for stage: Stage) {
+        switch state {
+        case .running(stage, var chain):
+            chain.record(&metrics)
+            state = .running(stage, chain)
+        case .cancelling(stage, let cause, var chain):
+            chain.record(&metrics)
+            state = .cancelling(stage, cause, chain)
+        default:
+            break
+        }
     }
 
     /// The retriers answered for the stage.

@@ -30,33 +30,15 @@ struct StageCarry: @unchecked Sendable {
     var retryableError: CurlfireError?
     /// The error a retrier failed the request with.
     var retryError: Error?
-    /// Redirect hops of the current attempt: count and seconds spent before the current hop.
-    var redirectCount = 0
-    var redirectDuration: TimeInterval = 0
-    /// Whether a hop of the current attempt dropped the body (303, or POST on 301/302) or left
-    /// the origin its credentials were given for.
-    var bodyDropped = false
-    var credentialDropped = false
     /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
     var cacheCandidate: CachedEntry?
     /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
     var downloadResume: FileSink.Plan?
 
-    /// A new attempt (a first one or a retry) starts at its first hop.
+    /// A new attempt (a first one or a retry) starts at its first hop (the machine's `running`
+    /// state starts its new `HopChain`).
     mutating func beginAttempt() {
         attempts += 1
-        redirectCount = 0
-        redirectDuration = 0
-        bodyDropped = false
-        credentialDropped = false
-    }
-
-    /// Adds the redirects followed before this hop to its metrics (libcurl sees one hop only).
-    mutating func recordHop(_ metrics: inout TransferMetrics) {
-        metrics.redirectCount = redirectCount
-        metrics.redirectDuration = redirectDuration
-        redirectCount += 1
-        redirectDuration += metrics.totalDuration
     }
 }
 
@@ -172,15 +154,19 @@ extension Transfer {
         }
     }
 
-    /// Follows a redirect: the next hop gets the body and credentials the rules allow.
+    /// Follows a redirect: the next hop gets the body and credentials the rules allow (the machine's
+    /// `HopChain` remembers what an earlier hop of the attempt dropped).
     private func follow(_ next: URLRequest, from sent: URLRequest, keepsBody: Bool, response: HTTPURLResponse,
                         stage: RequestStateMachine.Stage) {
+        let leavesOrigin = !RedirectRules.sameOrigin(sent.url, next.url)
         let action: RequestStateMachine.Action = lock.withLock {
-            if !keepsBody { carry.bodyDropped = true }
-            if !RedirectRules.sameOrigin(sent.url, next.url) { carry.credentialDropped = true }
-            carry.next = NextHop(request: next, body: carry.bodyDropped ? .none : spec.body,
-                                 credential: carry.credentialDropped ? nil : spec.credential)
-            return machine.redirectDecided(follow: true, for: stage)
+            let action = machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin,
+                                                 for: stage)
+            if action != .none, let chain = machine.hopChain {
+                carry.next = NextHop(request: next, body: chain.bodyDropped ? .none : spec.body,
+                                     credential: chain.credentialDropped ? nil : spec.credential)
+            }
+            return action
         }
         guard action != .none else { return }
         emit { $0.request($1, willRedirectTo: next, for: response) }

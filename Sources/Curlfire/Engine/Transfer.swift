@@ -469,7 +469,7 @@ final class Transfer: @unchecked Sendable {
         let action: RequestStateMachine.Action = lock.withLock {
             guard machine.stage == result.stage else { return .none } // a stale attempt
             if var metrics = outcome.metrics {
-                carry.recordHop(&metrics)
+                machine.recordHop(&metrics, for: result.stage)
                 outcome.metrics = metrics
                 metricsHistory.append(metrics)
             }
