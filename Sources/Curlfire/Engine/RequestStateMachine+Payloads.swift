@@ -1,0 +1,80 @@
+import Foundation
+
+// The data the request state machine's states carry (RequestStateMachine.swift): the timers it holds,
+// the hops of an attempt, and the handlers with the outcome they get.
+extension RequestStateMachine {
+    /// A timer the owner armed for a stage (the retry delay), held by the state it belongs to so that
+    /// leaving the stage early cancels it. Equal only to itself.
+    final class StageTimer: Equatable, Sendable, CustomStringConvertible {
+        private let cancelTimer: @Sendable () -> Void
+
+        /// - Parameter cancel: Cancels the timer; called at most once, under no lock.
+        init(cancel: @escaping @Sendable () -> Void) {
+            cancelTimer = cancel
+        }
+
+        /// Cancels the timer.
+        func cancel() {
+            cancelTimer()
+        }
+
+        static func == (lhs: StageTimer, rhs: StageTimer) -> Bool { lhs === rhs }
+
+        var description: String { "timer" }
+    }
+
+    /// Where the request's deadline timer is.
+    enum DeadlineTimer: Equatable, Sendable {
+        /// Not armed yet: no stage has waited outside the engine (or the request has no deadline).
+        case unarmed
+        /// Claimed by ``claimDeadlineTimer()``: the owner is arming it, or it was handed back at the end.
+        case arming
+        /// Armed and reported with ``deadlineTimerArmed(_:)``.
+        case armed(StageTimer)
+    }
+
+    /// What the hops of one attempt carry from one to the next (Curlfire follows redirects itself):
+    /// the payload of ``State/running(_:_:)``, ``State/cancelling(_:_:_:)`` and
+    /// ``State/awaitingRedirectDecision(_:_:)``; a new attempt (a first one or a retry) starts a new one.
+    struct HopChain: Equatable, Sendable {
+        /// Redirects followed before the current hop.
+        var redirectCount = 0
+        /// Seconds the hops before the current one took.
+        var redirectDuration: TimeInterval = 0
+        /// Whether a hop dropped the body (303, or POST on 301/302): no later hop sends it.
+        var bodyDropped = false
+        /// Whether a hop left the origin the credentials were given for: no later hop sends them.
+        var credentialDropped = false
+
+        /// Adds the redirects followed before this hop to its metrics, then counts this hop.
+        mutating func record(_ metrics: inout TransferMetrics) {
+            metrics.redirectCount = redirectCount
+            metrics.redirectDuration = redirectDuration
+            redirectCount += 1
+            redirectDuration += metrics.totalDuration
+        }
+    }
+
+    /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
+    /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
+    struct Handler: Sendable {
+        /// Where ``run`` is dispatched; `nil` runs it inline in the drain loop.
+        let queue: DispatchQueue?
+        /// Validation, serialization and the user's completion, given the outcome once.
+        let run: @Sendable (TransferOutcome) -> Void
+    }
+
+    /// Where the handlers are in getting the outcome. Handlers are attached in every ``State``, so this
+    /// is a part of the machine beside ``state`` (one value under the same lock); it leaves
+    /// ``collecting(_:)`` only once the machine is ``State/finished(_:)`` and the owner has the outcome.
+    enum Delivery: Sendable {
+        /// The outcome is not known yet: the handlers attached so far, in attach order.
+        case collecting([Handler])
+        /// The outcome is published and one drain loop hands it to the handlers listed, oldest first;
+        /// a handler attached meanwhile joins the list. The list may be empty while the loop's last
+        /// handler runs: the loop ends at its next ``nextHandler()``.
+        case draining(TransferOutcome, [Handler])
+        /// Every handler has the outcome; a handler attached now starts a new drain at once.
+        case delivered(TransferOutcome)
+    }
+}
