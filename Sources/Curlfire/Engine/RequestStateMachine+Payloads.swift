@@ -23,6 +23,24 @@ extension RequestStateMachine {
         var description: String { "timer" }
     }
 
+    /// Why a retrier failed the request: its own error and the error it was asked about, carried by
+    /// the `retryDecided(.failWithRetryError)` event to the `finish(.retryFailed)` action. Equal only to itself.
+    final class RetryFailure: Equatable, Sendable, CustomStringConvertible {
+        /// The retrier's error (or `bodyStreamFailed(.notReplayable)` for a retry of a started stream).
+        let retryError: any Error
+        /// The error the retriers were asked about.
+        let originalError: CurlfireError
+
+        init(retryError: any Error, originalError: CurlfireError) {
+            self.retryError = retryError
+            self.originalError = originalError
+        }
+
+        static func == (lhs: RetryFailure, rhs: RetryFailure) -> Bool { lhs === rhs }
+
+        var description: String { "RetryFailure(\(retryError))" }
+    }
+
     /// Where the request's deadline timer is.
     enum DeadlineTimer: Equatable, Sendable {
         /// Not armed yet: no stage has waited outside the engine (or the request has no deadline).

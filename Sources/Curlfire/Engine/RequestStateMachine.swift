@@ -91,8 +91,9 @@ struct RequestStateMachine: Sendable {
         case retry(after: TimeInterval)
         /// Deliver the failure as it is.
         case doNotRetry
-        /// Fail with the retrier's own error (``CurlfireError/requestRetryFailed(retryError:originalError:)``).
-        case failWithRetryError
+        /// Fail with the retrier's own error (``CurlfireError/requestRetryFailed(retryError:originalError:)``),
+        /// which the event carries to the ``Finish/retryFailed(_:)`` it leads to.
+        case failWithRetryError(RetryFailure)
     }
 
     /// How the request ends.
@@ -105,8 +106,8 @@ struct RequestStateMachine: Sendable {
         case resourceTimedOut
         /// With `tooManyRedirects`: ``maximumRedirects`` hops were followed.
         case tooManyRedirects
-        /// With the retrier's error.
-        case retryFailed
+        /// With the retrier's error, and the error the retriers were asked about.
+        case retryFailed(RetryFailure)
     }
 
     /// What the owner must do now.
@@ -391,8 +392,8 @@ struct RequestStateMachine: Sendable {
         switch decision {
         case .doNotRetry:
             return finishing(.lastOutcome)
-        case .failWithRetryError:
-            return finishing(.retryFailed)
+        case let .failWithRetryError(failure):
+            return finishing(.retryFailed(failure))
         case let .retry(delay) where delay > 0:
             state = .delayingRetry(stage, timer: nil)
             return .scheduleRetry(after: delay, stage)

@@ -28,8 +28,6 @@ struct StageCarry: @unchecked Sendable {
     var lastOutcome: TransferOutcome?
     /// The error the retriers are asked about.
     var retryableError: CurlfireError?
-    /// The error a retrier failed the request with.
-    var retryError: Error?
     /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
     var cacheCandidate: CachedEntry?
     /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
@@ -192,8 +190,8 @@ extension Transfer {
         retrier.retry(requestValue, for: session, dueTo: error) { result in
             guard once.claim() else { return }
             if let retryError = result.error {
-                self.lock.withLock { self.carry.retryError = retryError }
-                return self.send { $0.retryDecided(.failWithRetryError, for: stage) }
+                let failure = RequestStateMachine.RetryFailure(retryError: retryError, originalError: error)
+                return self.send { $0.retryDecided(.failWithRetryError(failure), for: stage) }
             }
             guard result.retryRequired else {
                 return self.consultRetriers(retriers.dropFirst(), error: error, stage: stage)
@@ -201,8 +199,9 @@ extension Transfer {
             if self.spec.body.stream?.isStarted == true {
                 // A streamed body was (partly) read: a retry would send nothing or a part. Refused,
                 // typed: requestRetryFailed(retryError: bodyStreamFailed(.notReplayable), originalError:).
-                self.lock.withLock { self.carry.retryError = CurlfireError.bodyStreamFailed(reason: .notReplayable) }
-                return self.send { $0.retryDecided(.failWithRetryError, for: stage) }
+                let failure = RequestStateMachine.RetryFailure(
+                    retryError: CurlfireError.bodyStreamFailed(reason: .notReplayable), originalError: error)
+                return self.send { $0.retryDecided(.failWithRetryError(failure), for: stage) }
             }
             let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
             guard action != .none else { return }
@@ -254,9 +253,7 @@ extension Transfer {
 
     /// Ends the request as the machine decided (its timers were cancelled by `perform`): delivers the outcome.
     func finish(_ kind: RequestStateMachine.Finish) {
-        let (last, retryError, originalError) = lock.withLock {
-            (carry.lastOutcome, carry.retryError, carry.retryableError)
-        }
+        let last = lock.withLock { carry.lastOutcome }
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
         outcome.retryResume = lock.withLock { carry.downloadResume } // parity
         switch kind {
@@ -270,9 +267,8 @@ extension Transfer {
         case .tooManyRedirects:
             let maximum = session.configuration.maximumRedirects
             outcome.error = .sessionTaskFailed(code: .tooManyRedirects, message: "Maximum (\(maximum)) redirects followed")
-        case .retryFailed:
-            outcome.error = .requestRetryFailed(retryError: retryError ?? CurlfireError.explicitlyCancelled,
-                                                originalError: originalError ?? CurlfireError.explicitlyCancelled)
+        case let .retryFailed(failure):
+            outcome.error = .requestRetryFailed(retryError: failure.retryError, originalError: failure.originalError)
         }
         complete(outcome)
     }

@@ -9,13 +9,30 @@ final class RequestStateMachineTests: XCTestCase {
     typealias Machine = RequestStateMachine
     typealias Stage = RequestStateMachine.Stage
 
+    /// What the retriers decided, by name (the machine's `failWithRetryError` carries a ``retryFailure``).
+    enum Decision {
+        case retry(after: TimeInterval), doNotRetry, failWithRetryError
+
+        var machineDecision: Machine.RetryDecision {
+            switch self {
+            case let .retry(delay): return .retry(after: delay)
+            case .doNotRetry: return .doNotRetry
+            case .failWithRetryError: return .failWithRetryError(RequestStateMachineTests.retryFailure)
+            }
+        }
+    }
+
+    /// The retrier failure every table row's `failWithRetryError` carries.
+    static let retryFailure = Machine.RetryFailure(retryError: CurlfireError.explicitlyCancelled,
+                                                    originalError: .explicitlyCancelled)
+
     /// An event fed to the machine, by name, so a table row reads as a sentence.
     enum Event {
         case start, cancel, suspend, resume, deadline
         case adapted(Machine.Adaptation, stale: Bool = false)
         case ended(Machine.AttemptVerdict, stale: Bool = false)
         case redirect(follow: Bool, stale: Bool = false)
-        case retry(Machine.RetryDecision, stale: Bool = false)
+        case retry(Decision, stale: Bool = false)
         case delayElapsed(stale: Bool = false)
     }
 
@@ -37,7 +54,7 @@ final class RequestStateMachineTests: XCTestCase {
         case let .adapted(result, stale): return machine.adapted(result, for: stage(stale))
         case let .ended(verdict, stale): return machine.attemptEnded(verdict, for: stage(stale))
         case let .redirect(follow, stale): return machine.redirectDecided(follow: follow, for: stage(stale))
-        case let .retry(decision, stale): return machine.retryDecided(decision, for: stage(stale))
+        case let .retry(decision, stale): return machine.retryDecided(decision.machineDecision, for: stage(stale))
         case let .delayElapsed(stale): return machine.delayElapsed(for: stage(stale))
         }
     }
@@ -97,6 +114,7 @@ final class RequestStateMachineTests: XCTestCase {
         case .askRedirectHandler: return "askRedirectHandler"
         case .askRetriers: return "askRetriers"
         case let .scheduleRetry(delay, _): return "scheduleRetry(\(delay))"
+        case .finish(.retryFailed, _): return "finish(retryFailed)" // its payload is not part of the name
         case let .finish(kind, _): return "finish(\(kind))"
         }
     }

@@ -20,7 +20,7 @@ final class RequestStateTests: XCTestCase {
             (.finished(.lastOutcome), false, .finished),
             (.finished(.resourceTimedOut), false, .finished),
             (.finished(.tooManyRedirects), false, .finished),
-            (.finished(.retryFailed), false, .finished),
+            (.finished(.retryFailed(RequestStateMachineTests.retryFailure)), false, .finished),
         ]
         for (state, suspended, expected) in table {
             XCTAssertEqual(RequestState(state, isSuspended: suspended), expected, "\(state)")
