@@ -7,6 +7,12 @@ import Foundation
 /// redirect handler, arm a timer, deliver the outcome). The machine never calls out and touches no
 /// libcurl, so every (state, event) pair is unit-tested as a table (RequestStateMachineTests).
 ///
+/// The machine also holds what the request has in its states (issue 24 point 1, in progress): how it
+/// finished, the hops of the running attempt (``HopChain``), the retry-delay and deadline timers
+/// (``StageTimer``, handed back by ``Action/finish(_:cancelling:)``), the retrier's failure
+/// (``RetryFailure``), and the handlers with the outcome they get (``Delivery``). The rest of the
+/// request's data is still `Transfer.carry` (see docs/notes-core4.md).
+///
 /// ```
 ///            start                adapted ok                attempt ended (final)
 ///  idle ───────────▶ adapting ─────────────▶ running ─────────────────────────▶ finished
