@@ -150,6 +150,9 @@ struct RequestStateMachine: Sendable {
     /// The timer of `timeoutIntervalForResource` outside the engine (request-level: armed once, by
     /// the first stage that waits outside the engine; handed back by the `finish` action).
     private(set) var deadlineTimer: DeadlineTimer = .unarmed
+    /// Attempts handed to the engine's planning so far (1 + retries once the first attempt started):
+    /// counted when adapting succeeds; an attempt whose adaptation failed is not counted. `retryCount`.
+    private(set) var attemptsStarted = 0
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -310,6 +313,7 @@ struct RequestStateMachine: Sendable {
         guard case .adapting(stage) = state else { return unexpected("adapted", for: stage) }
         switch adaptation {
         case .succeeded:
+            attemptsStarted += 1
             state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
             return .startAttempt(stage)
         case .failed where hasRetriers:

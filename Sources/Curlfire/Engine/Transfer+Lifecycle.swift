@@ -15,8 +15,6 @@ struct NextHop: @unchecked Sendable {
 /// What one stage of a request leaves for the next, kept by its ``Transfer`` under its lock while
 /// the ``RequestStateMachine`` decides the flow (`@unchecked Sendable`: only ever touched under that lock).
 struct StageCarry: @unchecked Sendable {
-    /// Attempts started (1 + retries).
-    var attempts = 0
     /// When the current attempt (its first hop) started, for its Timeline.
     var attemptStart: TimeInterval = 0
     /// The request's deadline, monotonic nanoseconds (`IdleClock.now()`); 0 until it starts.
@@ -32,12 +30,6 @@ struct StageCarry: @unchecked Sendable {
     var cacheCandidate: CachedEntry?
     /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
     var downloadResume: FileSink.Plan?
-
-    /// A new attempt (a first one or a retry) starts at its first hop (the machine's `running`
-    /// state starts its new `HopChain`).
-    mutating func beginAttempt() {
-        attempts += 1
-    }
 }
 
 // The request lifecycle around the engine: event monitors, adapters that answer asynchronously,

@@ -144,7 +144,7 @@ final class Transfer: @unchecked Sendable {
     /// The latest response.
     var response: HTTPURLResponse? { lock.withLock { currentResponse }?.response }
     /// How many times the transfer was retried.
-    var retryCount: Int { lock.withLock { max(0, carry.attempts - 1) } }
+    var retryCount: Int { lock.withLock { max(0, machine.attemptsStarted - 1) } }
     /// Whether the transfer has started.
     var isStarted: Bool { lock.withLock { machine.isStarted } }
     /// Whether a response handler was attached or the transfer started: a modifier that changes
@@ -396,7 +396,6 @@ final class Transfer: @unchecked Sendable {
             return
         }
         let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
-            if stage.hop == 0 { carry.beginAttempt() }
             currentRequest = carry.next?.request ?? currentRequest
             return (carry.next, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
                     carry.deadline, dataStream)

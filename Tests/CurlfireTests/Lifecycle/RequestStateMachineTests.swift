@@ -248,6 +248,24 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertEqual(Self.name(machine.state), "adapting")
     }
 
+    func testThatAttemptsAreCountedWhenTheirAdaptationSucceedsOnly() {
+        // retryCount: an attempt whose adapters failed was never started; a redirect hop is no new attempt.
+        var machine = Self.machine(in: "adapting")
+        XCTAssertEqual(machine.attemptsStarted, 0)
+        Self.feed(&machine, .adapted(.failed))
+        Self.feed(&machine, .retry(.retry(after: 0)))
+        XCTAssertEqual(machine.attemptsStarted, 0)
+        Self.feed(&machine, .adapted(.succeeded))
+        XCTAssertEqual(machine.attemptsStarted, 1)
+        Self.feed(&machine, .ended(.redirect))
+        Self.feed(&machine, .redirect(follow: true))
+        XCTAssertEqual(machine.attemptsStarted, 1)
+        Self.feed(&machine, .ended(.retryable))
+        Self.feed(&machine, .retry(.retry(after: 0)))
+        Self.feed(&machine, .adapted(.succeeded))
+        XCTAssertEqual(machine.attemptsStarted, 2)
+    }
+
     func testThatSuspendAndResumeOfARunningAttemptPauseAndContinueIt() {
         var machine = Self.machine(in: "running")
         XCTAssertEqual(Self.name(machine.suspend()), "pauseAttempt")
