@@ -55,18 +55,16 @@ extension Transfer {
         case .fail:
             emitPhase(.cacheLookup(.miss)) // observability
             let error = CurlfireError.cacheMiss(url: request.url?.absoluteString ?? "")
-            lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: request) }
-            send { $0.attemptEnded(.final, for: stage) }
+            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
+            send { $0.attemptEnded(.final, result: result, for: stage) }
             return .answered
         case let .serve(entry, status, revalidateInBackground):
             emitPhase(.cacheLookup(status == .stale ? .stale : .hit)) // observability
             var outcome = Self.outcome(serving: entry, for: request, status: status, startTime: startTime, now: now)
             if request.httpMethod?.uppercased() == "HEAD" { outcome.data = Data() }
-            lock.withLock {
-                carry.lastOutcome = outcome
-                currentResponse = outcome.lazyResponse
-            }
-            send { $0.attemptEnded(.final, for: stage) }
+            lock.withLock { currentResponse = outcome.lazyResponse }
+            let served = RequestStateMachine.StageResult(outcome: outcome)
+            send { $0.attemptEnded(.final, result: served, for: stage) }
             if revalidateInBackground, let key, settings.cache.beginRevalidation(key) {
                 revalidate(request) { settings.cache.endRevalidation(key) }
             }

@@ -41,6 +41,15 @@ extension RequestStateMachine {
         var description: String { "RetryFailure(\(retryError))" }
     }
 
+    /// What an ended stage leaves the request with (``RequestStateMachine/lastResult``).
+    struct StageResult: Sendable {
+        /// The outcome the request ends with unless a later stage replaces it.
+        var outcome: TransferOutcome
+        /// The error the retriers are asked about (a transport failure, a status of 400 or more, an
+        /// adapter's failure); `nil` when there is nothing to retry.
+        var retryableError: CurlfireError?
+    }
+
     /// Where the request's deadline timer is.
     enum DeadlineTimer: Equatable, Sendable {
         /// Not armed yet: no stage has waited outside the engine (or the request has no deadline).

@@ -153,6 +153,12 @@ struct RequestStateMachine: Sendable {
     /// Attempts handed to the engine's planning so far (1 + retries once the first attempt started):
     /// counted when adapting succeeds; an attempt whose adaptation failed is not counted. `retryCount`.
     private(set) var attemptsStarted = 0
+    /// What the latest stage that ended left: the outcome the request ends with unless a later stage
+    /// replaces it, and the error the retriers are asked about. Set by the `result` of
+    /// ``adapted(_:result:for:)`` and ``attemptEnded(_:result:for:)`` when the machine takes the event
+    /// (a stale stage's result is dropped with it); read when asking the redirect handler or the
+    /// retriers, and when finishing.
+    private(set) var lastResult: StageResult?
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -309,8 +315,12 @@ struct RequestStateMachine: Sendable {
     }
 
     /// The adapters produced the stage's request, or failed.
-    mutating func adapted(_ adaptation: Adaptation, for stage: Stage) -> Action {
+    ///
+    /// - Parameter result: What a failed or refused adaptation leaves (the failure as the outcome);
+    ///   `nil` leaves the last result as it is (a success, and the table tests).
+    mutating func adapted(_ adaptation: Adaptation, result: StageResult? = nil, for stage: Stage) -> Action {
         guard case .adapting(stage) = state else { return unexpected("adapted", for: stage) }
+        if let result { lastResult = result }
         switch adaptation {
         case .succeeded:
             attemptsStarted += 1
@@ -324,8 +334,18 @@ struct RequestStateMachine: Sendable {
         }
     }
 
-    /// The engine reports the stage's attempt over.
-    mutating func attemptEnded(_ verdict: AttemptVerdict, for stage: Stage) -> Action {
+    /// The engine reports the stage's attempt over (or the owner ended it without one: a refused
+    /// check, a cache hit or a cache-only miss).
+    ///
+    /// - Parameter result: The attempt's outcome and the error the retriers would be asked about;
+    ///   `nil` leaves the last result as it is (the table tests).
+    mutating func attemptEnded(_ verdict: AttemptVerdict, result: StageResult? = nil, for stage: Stage) -> Action {
+        switch state {
+        case .running(stage, _), .cancelling(stage, _, _):
+            if let result { lastResult = result }
+        default:
+            break
+        }
         switch state {
         case let .running(current, chain) where current == stage:
             switch verdict {

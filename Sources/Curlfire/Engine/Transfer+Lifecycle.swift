@@ -21,11 +21,6 @@ struct StageCarry: @unchecked Sendable {
     var deadline: UInt64 = 0
     /// The hop to send next.
     var next: NextHop?
-    /// The last attempt's outcome (or the adaptation failure): what the request ends with unless
-    /// a later stage replaces it.
-    var lastOutcome: TransferOutcome?
-    /// The error the retriers are asked about.
-    var retryableError: CurlfireError?
     /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
     var cacheCandidate: CachedEntry?
     /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
@@ -123,7 +118,7 @@ extension Transfer {
     /// Asks the redirect handler about the stage's 3xx — at once, without a thread hop, when none
     /// is set or it is ``Redirector/follow``; otherwise on a global queue.
     func askRedirectHandler(_ stage: RequestStateMachine.Stage) {
-        let outcome = lock.withLock { carry.lastOutcome }
+        let outcome = lock.withLock { machine.lastResult?.outcome }
         guard let outcome, let response = outcome.response, let sent = outcome.request,
               let proposal = RedirectRules.redirect(from: sent, response: response)
         else { return send { $0.redirectDecided(follow: false, for: stage) } } // no usable Location: deliver the 3xx
@@ -168,7 +163,7 @@ extension Transfer {
     /// Asks the retriers in order, off the engine thread; the first that retries (or fails) wins.
     func askRetriers(_ stage: RequestStateMachine.Stage) {
         armResourceDeadline() // a retrier may take its time
-        let error = lock.withLock { carry.retryableError } ?? .explicitlyCancelled
+        let error = lock.withLock { machine.lastResult?.retryableError } ?? .explicitlyCancelled
         DispatchQueue.global().async { self.consultRetriers(self.spec.retriers[...], error: error, stage: stage) }
     }
 
@@ -245,7 +240,7 @@ extension Transfer {
 
     /// Ends the request as the machine decided (its timers were cancelled by `perform`): delivers the outcome.
     func finish(_ kind: RequestStateMachine.Finish) {
-        let last = lock.withLock { carry.lastOutcome }
+        let last = lock.withLock { machine.lastResult?.outcome }
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
         outcome.retryResume = lock.withLock { carry.downloadResume } // parity
         switch kind {

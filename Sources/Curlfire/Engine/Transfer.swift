@@ -352,8 +352,8 @@ final class Transfer: @unchecked Sendable {
         let initial: URLRequest
         switch spec.urlRequest {
         case let .failure(error):
-            lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: nil) }
-            return send { $0.adapted(.refused, for: stage) }
+            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: nil))
+            return send { $0.adapted(.refused, result: result, for: stage) }
         case let .success(built):
             initial = built
         }
@@ -369,11 +369,9 @@ final class Transfer: @unchecked Sendable {
         runAdapters(initial) { result in
             switch result {
             case let .failure(error):
-                self.lock.withLock {
-                    self.carry.lastOutcome = Self.failedOutcome(error, request: initial)
-                    self.carry.retryableError = error
-                }
-                self.send { $0.adapted(.failed, for: stage) }
+                let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: initial),
+                                                             retryableError: error)
+                self.send { $0.adapted(.failed, result: result, for: stage) }
             case let .success(request):
                 self.lock.withLock { self.carry.next = NextHop(request: request, body: self.spec.body,
                                                                credential: self.spec.credential) }
@@ -443,8 +441,8 @@ final class Transfer: @unchecked Sendable {
 
     /// An attempt that never reached libcurl: a check refused its request.
     private func refused(_ error: CurlfireError, request: URLRequest, stage: RequestStateMachine.Stage) {
-        lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: request) }
-        send { $0.attemptEnded(.final, for: stage) }
+        let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
+        send { $0.attemptEnded(.final, result: result, for: stage) }
     }
 
     private var hasProgressHandlers: Bool {
@@ -477,9 +475,8 @@ final class Transfer: @unchecked Sendable {
                 carry.downloadResume = sink.retryResumePlan(previous: carry.downloadResume, request: result.request)
             }
             if let response = result.lazyResponse { currentResponse = response }
-            carry.lastOutcome = outcome
-            carry.retryableError = Self.retryableError(outcome)
-            return machine.attemptEnded(verdict, for: result.stage)
+            let ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome))
+            return machine.attemptEnded(verdict, result: ended, for: result.stage)
         }
         emitAttemptFinished(result, metrics: outcome.metrics) // lifecycle: with the hops before it counted
         reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)

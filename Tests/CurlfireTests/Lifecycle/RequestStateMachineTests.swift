@@ -266,6 +266,28 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.attemptsStarted, 2)
     }
 
+    func testThatAStageResultIsKeptOnlyWhenTheMachineTakesItsEvent() {
+        func result(_ status: String) -> Machine.StageResult {
+            Machine.StageResult(outcome: Transfer.failedOutcome(.invalidURL(url: status), request: nil),
+                                retryableError: .invalidURL(url: status))
+        }
+        func kept(_ machine: Machine) -> String? {
+            if case let .invalidURL(url)? = machine.lastResult?.outcome.error { return url }
+            return nil
+        }
+        var machine = Self.machine(in: "running")
+        let first = machine.stage!
+        _ = machine.attemptEnded(.retryable, result: result("first"), for: first)
+        XCTAssertEqual(kept(machine), "first")
+        _ = machine.retryDecided(.retry(after: 0), for: first)
+        XCTAssertEqual(kept(machine), "first", "kept while the retry adapts: a cancel now delivers it")
+        _ = machine.attemptEnded(.final, result: result("stale"), for: first) // stale: dropped with its result
+        XCTAssertEqual(kept(machine), "first")
+        _ = machine.adapted(.failed, result: result("adapter"), for: machine.stage!)
+        XCTAssertEqual(kept(machine), "adapter")
+        XCTAssertEqual(machine.lastResult?.retryableError.map { "\($0)" }, "\(CurlfireError.invalidURL(url: "adapter"))")
+    }
+
     func testThatSuspendAndResumeOfARunningAttemptPauseAndContinueIt() {
         var machine = Self.machine(in: "running")
         XCTAssertEqual(Self.name(machine.suspend()), "pauseAttempt")
