@@ -159,6 +159,11 @@ struct RequestStateMachine: Sendable {
     /// (a stale stage's result is dropped with it); read when asking the redirect handler or the
     /// retriers, and when finishing.
     private(set) var lastResult: StageResult?
+    /// The request the running stage's attempt sends, with its body and credentials: set by
+    /// ``adapted(_:hop:result:for:)`` and ``redirectDecided(follow:keepsBody:leavesOrigin:hop:for:)``
+    /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); read
+    /// when the stage's attempt is planned.
+    private(set) var hop: NextHop?
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -318,11 +323,15 @@ struct RequestStateMachine: Sendable {
     ///
     /// - Parameter result: What a failed or refused adaptation leaves (the failure as the outcome);
     ///   `nil` leaves the last result as it is (a success, and the table tests).
-    mutating func adapted(_ adaptation: Adaptation, result: StageResult? = nil, for stage: Stage) -> Action {
+    /// - Parameter hop: What a successful adaptation sends (the adapted request, the body and the
+    ///   credentials); `nil` in the table tests.
+    mutating func adapted(_ adaptation: Adaptation, hop: NextHop? = nil, result: StageResult? = nil,
+                          for stage: Stage) -> Action {
         guard case .adapting(stage) = state else { return unexpected("adapted", for: stage) }
         if let result { lastResult = result }
         switch adaptation {
         case .succeeded:
+            if let hop { self.hop = hop }
             attemptsStarted += 1
             state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
             return .startAttempt(stage)
@@ -376,8 +385,11 @@ struct RequestStateMachine: Sendable {
     ///                 once dropped, no later hop of the attempt sends it.
     ///   - leavesOrigin: Whether the next hop goes to another origin than the hop before: the
     ///                 credentials are dropped for the rest of the attempt.
+    ///   - hop:        The next hop as it would go with nothing dropped (the request's own body and
+    ///                 credentials); the machine drops what this or an earlier hop of the attempt
+    ///                 dropped. `nil` in the table tests.
     mutating func redirectDecided(follow: Bool, keepsBody: Bool = true, leavesOrigin: Bool = false,
-                                  for stage: Stage) -> Action {
+                                  hop: NextHop? = nil, for stage: Stage) -> Action {
         guard case .awaitingRedirectDecision(stage, var chain) = state else {
             return unexpected("redirectDecided", for: stage)
         }
@@ -386,9 +398,22 @@ struct RequestStateMachine: Sendable {
         }
         if !keepsBody { chain.bodyDropped = true }
         if leavesOrigin { chain.credentialDropped = true }
+        if var hop {
+            if chain.bodyDropped { hop.body = .none }
+            if chain.credentialDropped { hop.credential = nil }
+            self.hop = hop
+        }
         let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
         state = .running(next, chain)
         return .startAttempt(next)
+    }
+
+    /// HSTS (RFC 6797): the hop goes to `upgraded` instead of `url` — if it still goes to `url`
+    /// (a later stage's hop is left alone).
+    mutating func upgradeHop(from url: URL, to upgraded: URL) {
+        guard var upgradedHop = hop, upgradedHop.request.url == url else { return }
+        upgradedHop.request.url = upgraded
+        hop = upgradedHop
     }
 
     /// The hops of the running attempt so far (`nil` outside ``State/running(_:_:)``,

@@ -3,9 +3,9 @@ import FoundationNetworking
 
 /// The request of the next hop: adapted (a first attempt or a retry) or a redirect target.
 ///
-/// `@unchecked Sendable`: `URLRequest` and the body's input stream are not `Sendable`. A hop lives in its
-/// transfer's ``StageCarry`` under the transfer's lock and is copied out to start one attempt, which
-/// alone reads its body.
+/// `@unchecked Sendable`: `URLRequest` and the body's input stream are not `Sendable`. A hop is made by
+/// the thread that answers a stage, lives in its transfer's state machine (``RequestStateMachine/hop``)
+/// under the transfer's lock, and is copied out to start one attempt, which alone reads its body.
 struct NextHop: @unchecked Sendable {
     var request: URLRequest
     var body: UploadBody
@@ -19,8 +19,6 @@ struct StageCarry: @unchecked Sendable {
     var attemptStart: TimeInterval = 0
     /// The request's deadline, monotonic nanoseconds (`IdleClock.now()`); 0 until it starts.
     var deadline: UInt64 = 0
-    /// The hop to send next.
-    var next: NextHop?
     /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
     var cacheCandidate: CachedEntry?
     /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
@@ -144,14 +142,9 @@ extension Transfer {
     private func follow(_ next: URLRequest, from sent: URLRequest, keepsBody: Bool, response: HTTPURLResponse,
                         stage: RequestStateMachine.Stage) {
         let leavesOrigin = !RedirectRules.sameOrigin(sent.url, next.url)
+        let hop = NextHop(request: next, body: spec.body, credential: spec.credential) // the machine drops what it must
         let action: RequestStateMachine.Action = lock.withLock {
-            let action = machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin,
-                                                 for: stage)
-            if action != .none, let chain = machine.hopChain {
-                carry.next = NextHop(request: next, body: chain.bodyDropped ? .none : spec.body,
-                                     credential: chain.credentialDropped ? nil : spec.credential)
-            }
-            return action
+            machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin, hop: hop, for: stage)
         }
         guard action != .none else { return }
         emit { $0.request($1, willRedirectTo: next, for: response) }

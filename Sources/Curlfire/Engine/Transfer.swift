@@ -373,9 +373,8 @@ final class Transfer: @unchecked Sendable {
                                                              retryableError: error)
                 self.send { $0.adapted(.failed, result: result, for: stage) }
             case let .success(request):
-                self.lock.withLock { self.carry.next = NextHop(request: request, body: self.spec.body,
-                                                               credential: self.spec.credential) }
-                self.send { $0.adapted(.succeeded, for: stage) }
+                let hop = NextHop(request: request, body: self.spec.body, credential: self.spec.credential)
+                self.send { $0.adapted(.succeeded, hop: hop, for: stage) }
             }
         }
     }
@@ -383,7 +382,7 @@ final class Transfer: @unchecked Sendable {
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
         if let store = session.configuration.hstsStore { upgradeNextHopForHSTS(store) } // security: RFC 6797
-        if session.engine.isCurrentThread, let url = lock.withLock({ carry.next?.request.url }),
+        if session.engine.isCurrentThread, let url = lock.withLock({ machine.hop?.request.url }),
            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
            !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
@@ -394,8 +393,8 @@ final class Transfer: @unchecked Sendable {
             return
         }
         let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
-            currentRequest = carry.next?.request ?? currentRequest
-            return (carry.next, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
+            currentRequest = machine.hop?.request ?? currentRequest
+            return (machine.hop, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
                     carry.deadline, dataStream)
         }
         guard let hop else { return } // impossible: every path to startAttempt sets the hop

@@ -1,5 +1,6 @@
 @testable import Curlfire
 import Foundation
+import FoundationNetworking
 import XCTest
 
 /// The hops of one attempt as the machine's own data (`HopChain`, the payload of `running`,
@@ -57,6 +58,35 @@ final class RequestStateMachineHopChainTests: XCTestCase {
         var stale = metrics(seconds: 1)
         machine.recordHop(&stale, for: RequestStateMachineTests.firstStage)
         XCTAssertEqual(machine.hopChain?.redirectCount, 1)
+        XCTAssertEqual(impossible.all, [])
+    }
+
+    func testThatTheNextHopDropsWhatTheAttemptDroppedAndHSTSUpgradesOnlyTheHopItWasAskedFor() {
+        let impossible = Recorder<String>()
+        var machine = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
+        let first = URL(string: "http://a.test/1")!
+        let hop = NextHop(request: URLRequest(url: first), body: .data(Data("x".utf8)), credential: ("u", "p"))
+        _ = machine.adapted(.succeeded, hop: hop, for: machine.stage!)
+        XCTAssertEqual(machine.hop?.request.url, first)
+        machine.upgradeHop(from: URL(string: "http://other.test/")!, to: URL(string: "https://other.test/")!)
+        XCTAssertEqual(machine.hop?.request.url, first, "another URL: left alone")
+        machine.upgradeHop(from: first, to: URL(string: "https://a.test/1")!)
+        XCTAssertEqual(machine.hop?.request.url?.scheme, "https")
+        _ = machine.attemptEnded(.redirect, for: machine.stage!)
+        var second = hop
+        second.request.url = URL(string: "http://b.test/2")
+        _ = machine.redirectDecided(follow: true, keepsBody: false, leavesOrigin: true, hop: second, for: machine.stage!)
+        XCTAssertEqual(machine.hop?.request.url?.host, "b.test")
+        if case UploadBody.none? = machine.hop?.body {} else { XCTFail("body dropped: \(String(describing: machine.hop?.body))") }
+        XCTAssertNil(machine.hop?.credential, "credentials dropped")
+        _ = machine.attemptEnded(.redirect, for: machine.stage!)
+        _ = machine.redirectDecided(follow: true, hop: hop, for: machine.stage!)
+        if case UploadBody.none? = machine.hop?.body {} else { XCTFail("a later hop keeps them dropped") }
+        XCTAssertNil(machine.hop?.credential)
+        // A stale answer sets nothing.
+        let before = machine.hop?.request.url
+        _ = machine.redirectDecided(follow: true, hop: second, for: RequestStateMachineTests.firstStage)
+        XCTAssertEqual(machine.hop?.request.url, before)
         XCTAssertEqual(impossible.all, [])
     }
 }
