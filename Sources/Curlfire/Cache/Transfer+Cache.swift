@@ -39,7 +39,7 @@ extension Transfer {
     func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval) -> CacheConsultation {
         guard let settings = spec.cache else { return .send(request) }
         guard stage.hop == 0 else {
-            let candidate = lock.withLock { carry.cacheCandidate }
+            let candidate = lock.withLock { machine.cacheCandidate }
             return .send(candidate.map { CacheRules.removingValidators(of: $0, from: request) } ?? request)
         }
         let headers = settings.effectiveHeaders(request)
@@ -49,7 +49,7 @@ extension Transfer {
         let now = Date()
         switch CacheDecision.decide(request, headers: headers, entry: stored, now: now, shared: settings.cache.isShared) {
         case let .load(sent, candidate):
-            lock.withLock { carry.cacheCandidate = candidate }
+            lock.withLock { machine.cacheCandidateChosen(candidate) }
             emitPhase(.cacheLookup(candidate == nil ? .miss : .revalidating)) // observability
             return .send(sent)
         case .fail:
@@ -100,7 +100,7 @@ extension Transfer {
     /// entry, serve the stale entry on an error (`stale-if-error`), invalidate after an unsafe
     /// method, or store a storable response — then deliver.
     func completeWithCache(_ outcome: TransferOutcome, _ settings: RequestCacheSettings) {
-        let candidate = lock.withLock { carry.cacheCandidate }
+        let candidate = lock.withLock { machine.cacheCandidate }
         guard outcome.cacheStatus == .network, let request = outcome.request, let url = request.url,
               let key = CachedEntry.key(for: url) else { return publish(outcome) }
         let method = request.httpMethod?.uppercased() ?? "GET"

@@ -1,8 +1,44 @@
 import Foundation
 
-// The data the request state machine's states carry (RequestStateMachine.swift): the timers it holds,
-// the hops of an attempt, and the handlers with the outcome they get.
+// The values the request state machine's events and states carry (RequestStateMachine.swift): what
+// an ended attempt, the retriers and the end say, the timers it holds, the hops of an attempt, the
+// stage results, and the handlers with the outcome they get.
 extension RequestStateMachine {
+    /// What the lifecycle needs to know of an ended attempt.
+    enum AttemptVerdict: Equatable, Sendable {
+        /// A 3xx with a `Location` to follow (and following is on).
+        case redirect
+        /// A failure the retriers are asked about (a transport error, or a status of 400 or more).
+        case retryable
+        /// Nothing more to do: deliver it.
+        case final
+    }
+
+    /// What the retriers decided.
+    enum RetryDecision: Equatable, Sendable {
+        /// Try again after the delay (seconds; 0 for at once).
+        case retry(after: TimeInterval)
+        /// Deliver the failure as it is.
+        case doNotRetry
+        /// Fail with the retrier's own error (``CurlfireError/requestRetryFailed(retryError:originalError:)``),
+        /// which the event carries to the ``Finish/retryFailed(_:)`` it leads to.
+        case failWithRetryError(RetryFailure)
+    }
+
+    /// How the request ends.
+    enum Finish: Equatable, Sendable {
+        /// With the last attempt's outcome (or the adaptation failure) as it is.
+        case lastOutcome
+        /// With ``CurlfireError/explicitlyCancelled``.
+        case cancelled
+        /// With a timeout: `timeoutIntervalForResource` elapsed.
+        case resourceTimedOut
+        /// With `tooManyRedirects`: ``maximumRedirects`` hops were followed.
+        case tooManyRedirects
+        /// With the retrier's error, and the error the retriers were asked about.
+        case retryFailed(RetryFailure)
+    }
+
     /// A timer the owner armed for a stage (the retry delay), held by the state it belongs to so that
     /// leaving the stage early cancels it. Equal only to itself.
     final class StageTimer: Equatable, Sendable, CustomStringConvertible {

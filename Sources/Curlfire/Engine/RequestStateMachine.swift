@@ -7,11 +7,12 @@ import Foundation
 /// redirect handler, arm a timer, deliver the outcome). The machine never calls out and touches no
 /// libcurl, so every (state, event) pair is unit-tested as a table (RequestStateMachineTests).
 ///
-/// The machine also holds what the request has in its states (issue 24 point 1, in progress): how it
-/// finished, the hops of the running attempt (``HopChain``), the retry-delay and deadline timers
-/// (``StageTimer``, handed back by ``Action/finish(_:cancelling:)``), the retrier's failure
-/// (``RetryFailure``), and the handlers with the outcome they get (``Delivery``). The rest of the
-/// request's data is still `Transfer.carry` (see docs/notes-core4.md).
+/// The machine also holds what the request has (issue 24 point 1; docs/notes-core4.md): how it
+/// finished, the hops of the running attempt (``HopChain``) and the hop it sends (``hop``), the
+/// retry-delay and deadline timers (``StageTimer``, handed back by ``Action/finish(_:cancelling:)``),
+/// what the last stage left (``StageResult``), the retrier's failure (``RetryFailure``), the attempt
+/// count, the deadline, the cache candidate, a download's resume plan, and the handlers with the
+/// outcome they get (``Delivery``). `Transfer` keeps no lifecycle data beside it.
 ///
 /// ```
 ///            start                adapted ok                attempt ended (final)
@@ -81,41 +82,6 @@ struct RequestStateMachine: Sendable {
         case finished(Finish)
     }
 
-    /// What the lifecycle needs to know of an ended attempt.
-    enum AttemptVerdict: Equatable, Sendable {
-        /// A 3xx with a `Location` to follow (and following is on).
-        case redirect
-        /// A failure the retriers are asked about (a transport error, or a status of 400 or more).
-        case retryable
-        /// Nothing more to do: deliver it.
-        case final
-    }
-
-    /// What the retriers decided.
-    enum RetryDecision: Equatable, Sendable {
-        /// Try again after the delay (seconds; 0 for at once).
-        case retry(after: TimeInterval)
-        /// Deliver the failure as it is.
-        case doNotRetry
-        /// Fail with the retrier's own error (``CurlfireError/requestRetryFailed(retryError:originalError:)``),
-        /// which the event carries to the ``Finish/retryFailed(_:)`` it leads to.
-        case failWithRetryError(RetryFailure)
-    }
-
-    /// How the request ends.
-    enum Finish: Equatable, Sendable {
-        /// With the last attempt's outcome (or the adaptation failure) as it is.
-        case lastOutcome
-        /// With ``CurlfireError/explicitlyCancelled``.
-        case cancelled
-        /// With a timeout: `timeoutIntervalForResource` elapsed.
-        case resourceTimedOut
-        /// With `tooManyRedirects`: ``maximumRedirects`` hops were followed.
-        case tooManyRedirects
-        /// With the retrier's error, and the error the retriers were asked about.
-        case retryFailed(RetryFailure)
-    }
-
     /// What the owner must do now.
     enum Action: Equatable, Sendable {
         /// Nothing.
@@ -164,6 +130,15 @@ struct RequestStateMachine: Sendable {
     /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); read
     /// when the stage's attempt is planned.
     private(set) var hop: NextHop?
+    /// When the current attempt began (its adapters started), for its Timeline; see ``adaptationBegan(at:deadline:for:)``.
+    private(set) var attemptStartedAt: TimeInterval = 0
+    /// The request's `timeoutIntervalForResource` deadline, monotonic nanoseconds (`IdleClock.now()`);
+    /// 0 until the first adaptation began, or when there is none. Fixed once.
+    private(set) var deadline: UInt64 = 0
+    /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
+    private(set) var cacheCandidate: CachedEntry?
+    /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
+    private(set) var downloadResume: FileSink.Plan?
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -497,6 +472,26 @@ struct RequestStateMachine: Sendable {
         guard !isFinished else { return false }
         deadlineTimer = .armed(timer)
         return true
+    }
+
+    // MARK: - Request data the owner reports (no transition)
+
+    /// The stage's adapters are starting: the attempt's Timeline starts `at` this time, and the
+    /// request's deadline is fixed to `deadline` unless it already was. Ignored once the stage was left.
+    mutating func adaptationBegan(at time: TimeInterval, deadline: UInt64, for stage: Stage) {
+        guard case .adapting(stage) = state else { return }
+        attemptStartedAt = time
+        if self.deadline == 0 { self.deadline = deadline }
+    }
+
+    /// cache: hook 1 chose the stored entry the first hop is conditional on (or `nil`).
+    mutating func cacheCandidateChosen(_ candidate: CachedEntry?) {
+        cacheCandidate = candidate
+    }
+
+    /// parity: an ended download attempt says where a retry continues.
+    mutating func downloadResumes(from plan: FileSink.Plan?) {
+        downloadResume = plan
     }
 
     /// The retry delay of the stage elapsed.

@@ -12,19 +12,6 @@ struct NextHop: @unchecked Sendable {
     var credential: (user: String, password: String)?
 }
 
-/// What one stage of a request leaves for the next, kept by its ``Transfer`` under its lock while
-/// the ``RequestStateMachine`` decides the flow (`@unchecked Sendable`: only ever touched under that lock).
-struct StageCarry: @unchecked Sendable {
-    /// When the current attempt (its first hop) started, for its Timeline.
-    var attemptStart: TimeInterval = 0
-    /// The request's deadline, monotonic nanoseconds (`IdleClock.now()`); 0 until it starts.
-    var deadline: UInt64 = 0
-    /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
-    var cacheCandidate: CachedEntry?
-    /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
-    var downloadResume: FileSink.Plan?
-}
-
 // The request lifecycle around the engine: event monitors, adapters that answer asynchronously,
 // redirects followed by hand. Kept apart from Transfer.swift; runs off the engine thread except
 // `emitAttemptFinished` and following a redirect without a handler, which only dispatch.
@@ -214,8 +201,8 @@ extension Transfer {
     /// machine holds the timer and hands it back in its `finish` action.
     func armResourceDeadline() {
         let deadline = lock.withLock { () -> UInt64 in
-            guard carry.deadline > 0, machine.claimDeadlineTimer() else { return 0 }
-            return carry.deadline
+            guard machine.deadline > 0, machine.claimDeadlineTimer() else { return 0 }
+            return machine.deadline
         }
         guard deadline > 0 else { return }
         let now = IdleClock.now()
@@ -235,7 +222,7 @@ extension Transfer {
     func finish(_ kind: RequestStateMachine.Finish) {
         let last = lock.withLock { machine.lastResult?.outcome }
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
-        outcome.retryResume = lock.withLock { carry.downloadResume } // parity
+        outcome.retryResume = lock.withLock { machine.downloadResume } // parity
         switch kind {
         case .lastOutcome:
             if outcome.error == nil { reportFinalProgress(outcome) }

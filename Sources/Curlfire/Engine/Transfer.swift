@@ -114,8 +114,6 @@ final class Transfer: @unchecked Sendable {
     private var currentRequest: URLRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
-    /// lifecycle: what the stages left for the next one (Transfer+Lifecycle.swift), under `lock`.
-    var carry = StageCarry()
     /// The box shared by the request values made for monitors, notifications and retriers
     /// (``requestValue``); it starts nothing on release, so holding it makes no cycle. Under `lock`.
     var detachedValueBox: RequestValueBox?
@@ -358,11 +356,9 @@ final class Transfer: @unchecked Sendable {
             initial = built
         }
         lock.withLock {
-            carry.attemptStart = Date.timeIntervalSinceReferenceDate
-            if carry.deadline == 0 {
-                carry.deadline = Self.deadline(after: spec.timeLimits.resourceTimeout(
-                    session: session.configuration.timeoutIntervalForResource))
-            }
+            let deadline = machine.deadline != 0 ? machine.deadline : Self.deadline(after: spec.timeLimits.resourceTimeout(
+                session: session.configuration.timeoutIntervalForResource))
+            machine.adaptationBegan(at: Date.timeIntervalSinceReferenceDate, deadline: deadline, for: stage)
         }
         if !spec.adapters.isEmpty { armResourceDeadline() } // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
@@ -394,8 +390,8 @@ final class Transfer: @unchecked Sendable {
         }
         let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
             currentRequest = machine.hop?.request ?? currentRequest
-            return (machine.hop, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
-                    carry.deadline, dataStream)
+            return (machine.hop, stage.hop == 0 ? machine.attemptStartedAt : Date.timeIntervalSinceReferenceDate,
+                    machine.deadline, dataStream)
         }
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.request
@@ -415,7 +411,7 @@ final class Transfer: @unchecked Sendable {
             }
         }
         var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
-        if spec.resumesDownloadOnRetry, let resume = lock.withLock({ carry.downloadResume }),
+        if spec.resumesDownloadOnRetry, let resume = lock.withLock({ machine.downloadResume }),
            let ifRange = resume.validators.ifRange {
             // parity: a retried download continues from the bytes on disk.
             request.setValue("bytes=\(resume.resumeOffset)-", forHTTPHeaderField: "Range")
@@ -471,7 +467,7 @@ final class Transfer: @unchecked Sendable {
             }
             outcome.allMetrics = metricsHistory
             if spec.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
-                carry.downloadResume = sink.retryResumePlan(previous: carry.downloadResume, request: result.request)
+                machine.downloadResumes(from: sink.retryResumePlan(previous: machine.downloadResume, request: result.request))
             }
             if let response = result.lazyResponse { currentResponse = response }
             let ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome))

@@ -288,6 +288,21 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.lastResult?.retryableError.map { "\($0)" }, "\(CurlfireError.invalidURL(url: "adapter"))")
     }
 
+    func testThatTheDeadlineIsFixedByTheFirstAdaptationAndAStaleOneChangesNothing() {
+        var machine = Self.machine(in: "adapting")
+        let first = machine.stage!
+        machine.adaptationBegan(at: 10, deadline: 500, for: first)
+        XCTAssertEqual(machine.deadline, 500)
+        XCTAssertEqual(machine.attemptStartedAt, 10)
+        _ = machine.adapted(.failed, for: first)
+        _ = machine.retryDecided(.retry(after: 0), for: first)
+        machine.adaptationBegan(at: 20, deadline: 900, for: machine.stage!)
+        XCTAssertEqual(machine.deadline, 500, "fixed once, for the whole request")
+        XCTAssertEqual(machine.attemptStartedAt, 20, "each attempt's Timeline starts anew")
+        machine.adaptationBegan(at: 30, deadline: 900, for: first)
+        XCTAssertEqual(machine.attemptStartedAt, 20, "a stage the machine left changes nothing")
+    }
+
     func testThatSuspendAndResumeOfARunningAttemptPauseAndContinueIt() {
         var machine = Self.machine(in: "running")
         XCTAssertEqual(Self.name(machine.suspend()), "pauseAttempt")
