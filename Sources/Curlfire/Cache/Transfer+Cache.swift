@@ -39,7 +39,7 @@ extension Transfer {
     func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval) -> CacheConsultation {
         guard let settings = spec.cache else { return .send(request) }
         guard stage.hop == 0 else {
-            let candidate = lock.withLock { carry.cacheCandidate }
+            let candidate = lock.withLock { machine.cacheCandidate }
             return .send(candidate.map { CacheRules.removingValidators(of: $0, from: request) } ?? request)
         }
         let headers = settings.effectiveHeaders(request)
@@ -49,24 +49,22 @@ extension Transfer {
         let now = Date()
         switch CacheDecision.decide(request, headers: headers, entry: stored, now: now, shared: settings.cache.isShared) {
         case let .load(sent, candidate):
-            lock.withLock { carry.cacheCandidate = candidate }
+            lock.withLock { machine.cacheCandidateChosen(candidate) }
             emitPhase(.cacheLookup(candidate == nil ? .miss : .revalidating)) // observability
             return .send(sent)
         case .fail:
             emitPhase(.cacheLookup(.miss)) // observability
             let error = CurlfireError.cacheMiss(url: request.url?.absoluteString ?? "")
-            lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: request) }
-            send { $0.attemptEnded(.final, for: stage) }
+            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
+            send { $0.attemptEnded(.final, result: result, for: stage) }
             return .answered
         case let .serve(entry, status, revalidateInBackground):
             emitPhase(.cacheLookup(status == .stale ? .stale : .hit)) // observability
             var outcome = Self.outcome(serving: entry, for: request, status: status, startTime: startTime, now: now)
             if request.httpMethod?.uppercased() == "HEAD" { outcome.data = Data() }
-            lock.withLock {
-                carry.lastOutcome = outcome
-                currentResponse = outcome.lazyResponse
-            }
-            send { $0.attemptEnded(.final, for: stage) }
+            lock.withLock { currentResponse = outcome.lazyResponse }
+            let served = RequestStateMachine.StageResult(outcome: outcome)
+            send { $0.attemptEnded(.final, result: served, for: stage) }
             if revalidateInBackground, let key, settings.cache.beginRevalidation(key) {
                 revalidate(request) { settings.cache.endRevalidation(key) }
             }
@@ -102,7 +100,7 @@ extension Transfer {
     /// entry, serve the stale entry on an error (`stale-if-error`), invalidate after an unsafe
     /// method, or store a storable response — then deliver.
     func completeWithCache(_ outcome: TransferOutcome, _ settings: RequestCacheSettings) {
-        let candidate = lock.withLock { carry.cacheCandidate }
+        let candidate = lock.withLock { machine.cacheCandidate }
         guard outcome.cacheStatus == .network, let request = outcome.request, let url = request.url,
               let key = CachedEntry.key(for: url) else { return publish(outcome) }
         let method = request.httpMethod?.uppercased() ?? "GET"

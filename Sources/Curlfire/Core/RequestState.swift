@@ -16,17 +16,18 @@ public enum RequestState: Sendable, Hashable {
     /// The public state for a machine state (a pure function, unit-tested).
     ///
     /// - Parameters:
-    ///   - state:           The request state machine's state.
-    ///   - isSuspended:     Whether `suspend()` is in effect.
-    ///   - cancelledByUser: Whether `cancel()` ended the request.
-    init(_ state: RequestStateMachine.State, isSuspended: Bool, cancelledByUser: Bool) {
+    ///   - state:       The request state machine's state (a finished one says whether `cancel()` ended it).
+    ///   - isSuspended: Whether `suspend()` is in effect.
+    init(_ state: RequestStateMachine.State, isSuspended: Bool) {
         switch state {
         case .idle:
             self = isSuspended ? .suspended : .initialized
         case .cancelling:
             self = .cancelled
+        case .finished(.cancelled):
+            self = .cancelled
         case .finished:
-            self = cancelledByUser ? .cancelled : .finished
+            self = .finished
         case .adapting, .running, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
             self = isSuspended ? .suspended : .resumed
         }

@@ -7,6 +7,13 @@ import Foundation
 /// redirect handler, arm a timer, deliver the outcome). The machine never calls out and touches no
 /// libcurl, so every (state, event) pair is unit-tested as a table (RequestStateMachineTests).
 ///
+/// The machine also holds what the request has (issue 24 point 1; docs/notes-core4.md): how it
+/// finished, the hops of the running attempt (``HopChain``) and the hop it sends (``hop``), the
+/// retry-delay and deadline timers (``StageTimer``, handed back by ``Action/finish(_:cancelling:)``),
+/// what the last stage left (``StageResult``), the retrier's failure (``RetryFailure``), the attempt
+/// count, the deadline, the cache candidate, a download's resume plan, and the handlers with the
+/// outcome they get (``Delivery``). `Transfer` keeps no lifecycle data beside it.
+///
 /// ```
 ///            start                adapted ok                attempt ended (final)
 ///  idle ───────────▶ adapting ─────────────▶ running ─────────────────────────▶ finished
@@ -60,51 +67,19 @@ struct RequestStateMachine: Sendable {
         /// The adapters are preparing the stage's request.
         case adapting(Stage)
         /// An attempt is in the engine.
-        case running(Stage)
+        case running(Stage, HopChain = HopChain())
         /// The engine was asked to stop the attempt; the request ends when it reports back.
-        case cancelling(Stage, CancelCause)
+        case cancelling(Stage, CancelCause, HopChain = HopChain())
         /// The redirect handler decides whether to follow.
-        case awaitingRedirectDecision(Stage)
+        case awaitingRedirectDecision(Stage, HopChain = HopChain())
         /// The retriers decide whether to try again.
         case awaitingRetryDecision(Stage)
-        /// A retry waits for its delay.
-        case delayingRetry(Stage)
-        /// Over: the outcome is (being) delivered.
-        case finished
-    }
-
-    /// What the lifecycle needs to know of an ended attempt.
-    enum AttemptVerdict: Equatable, Sendable {
-        /// A 3xx with a `Location` to follow (and following is on).
-        case redirect
-        /// A failure the retriers are asked about (a transport error, or a status of 400 or more).
-        case retryable
-        /// Nothing more to do: deliver it.
-        case final
-    }
-
-    /// What the retriers decided.
-    enum RetryDecision: Equatable, Sendable {
-        /// Try again after the delay (seconds; 0 for at once).
-        case retry(after: TimeInterval)
-        /// Deliver the failure as it is.
-        case doNotRetry
-        /// Fail with the retrier's own error (``CurlfireError/requestRetryFailed(retryError:originalError:)``).
-        case failWithRetryError
-    }
-
-    /// How the request ends.
-    enum Finish: Equatable, Sendable {
-        /// With the last attempt's outcome (or the adaptation failure) as it is.
-        case lastOutcome
-        /// With ``CurlfireError/explicitlyCancelled``.
-        case cancelled
-        /// With a timeout: `timeoutIntervalForResource` elapsed.
-        case resourceTimedOut
-        /// With `tooManyRedirects`: ``maximumRedirects`` hops were followed.
-        case tooManyRedirects
-        /// With the retrier's error.
-        case retryFailed
+        /// A retry waits for its delay, on the timer the owner armed for it (`nil` until the owner
+        /// reports it with ``retryTimerArmed(_:for:)``); leaving the stage early cancels the timer.
+        case delayingRetry(Stage, timer: StageTimer? = nil)
+        /// Over, and how: the outcome is (being) delivered. `.finished(.cancelled)` is a request that
+        /// `cancel()` ended (``RequestState/cancelled``), with or without an attempt to stop first.
+        case finished(Finish)
     }
 
     /// What the owner must do now.
@@ -127,11 +102,43 @@ struct RequestStateMachine: Sendable {
         case askRetriers(Stage)
         /// Arm a timer; ``delayElapsed(for:)`` follows.
         case scheduleRetry(after: TimeInterval, Stage)
-        /// Deliver the outcome; cancel any timer.
-        case finish(Finish)
+        /// Deliver the outcome, and cancel the timers in `cancelling`: the deadline timer if it was
+        /// armed, and the retry-delay timer of a delay the request left early (`cancel()` or the
+        /// deadline while ``State/delayingRetry(_:timer:)``).
+        case finish(Finish, cancelling: [StageTimer] = [])
     }
 
     private(set) var state: State = .idle
+    /// The handlers and the outcome they get (RequestStateMachine+Payloads.swift; the calls are under
+    /// "Delivery" below); it leaves
+    /// ``Delivery/collecting(_:)`` only once ``state`` is ``State/finished(_:)``.
+    private(set) var delivery: Delivery = .collecting([])
+    /// The timer of `timeoutIntervalForResource` outside the engine (request-level: armed once, by
+    /// the first stage that waits outside the engine; handed back by the `finish` action).
+    private(set) var deadlineTimer: DeadlineTimer = .unarmed
+    /// Attempts handed to the engine's planning so far (1 + retries once the first attempt started):
+    /// counted when adapting succeeds; an attempt whose adaptation failed is not counted. `retryCount`.
+    private(set) var attemptsStarted = 0
+    /// What the latest stage that ended left: the outcome the request ends with unless a later stage
+    /// replaces it, and the error the retriers are asked about. Set by the `result` of
+    /// ``adapted(_:result:for:)`` and ``attemptEnded(_:result:for:)`` when the machine takes the event
+    /// (a stale stage's result is dropped with it); read when asking the redirect handler or the
+    /// retriers, and when finishing.
+    private(set) var lastResult: StageResult?
+    /// The request the running stage's attempt sends, with its body and credentials: set by
+    /// ``adapted(_:hop:result:for:)`` and ``redirectDecided(follow:keepsBody:leavesOrigin:hop:for:)``
+    /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); read
+    /// when the stage's attempt is planned.
+    private(set) var hop: NextHop?
+    /// When the current attempt began (its adapters started), for its Timeline; see ``adaptationBegan(at:deadline:for:)``.
+    private(set) var attemptStartedAt: TimeInterval = 0
+    /// The request's `timeoutIntervalForResource` deadline, monotonic nanoseconds (`IdleClock.now()`);
+    /// 0 until the first adaptation began, or when there is none. Fixed once.
+    private(set) var deadline: UInt64 = 0
+    /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
+    private(set) var cacheCandidate: CachedEntry?
+    /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
+    private(set) var downloadResume: FileSink.Plan?
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -175,8 +182,8 @@ struct RequestStateMachine: Sendable {
     var stage: Stage? {
         switch state {
         case .idle, .finished: return nil
-        case let .adapting(stage), let .running(stage), let .cancelling(stage, _), let .awaitingRedirectDecision(stage),
-             let .awaitingRetryDecision(stage), let .delayingRetry(stage):
+        case let .adapting(stage), let .running(stage, _), let .cancelling(stage, _, _), let .awaitingRedirectDecision(stage, _),
+             let .awaitingRetryDecision(stage), let .delayingRetry(stage, _):
             return stage
         }
     }
@@ -185,7 +192,23 @@ struct RequestStateMachine: Sendable {
     var isStarted: Bool { state != .idle }
 
     /// Whether the request is over.
-    var isFinished: Bool { state == .finished }
+    var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// Enters ``State/finished(_:)`` and says how to end the request (with the timer of a retry
+    /// delay the request leaves, to cancel).
+    private mutating func finishing(_ kind: Finish) -> Action {
+        var timers: [StageTimer] = []
+        if case let .delayingRetry(_, armed?) = state { timers.append(armed) }
+        if case let .armed(deadline) = deadlineTimer {
+            timers.append(deadline)
+            deadlineTimer = .arming // handed back: a finished request arms nothing again
+        }
+        state = .finished(kind)
+        return .finish(kind, cancelling: timers)
+    }
 
     private mutating func nextStage(attempt: Int, hop: Int) -> Stage {
         generation += 1
@@ -207,12 +230,11 @@ struct RequestStateMachine: Sendable {
         switch state {
         case .finished, .cancelling:
             return .none
-        case let .running(stage):
-            state = .cancelling(stage, .user)
+        case let .running(stage, chain):
+            state = .cancelling(stage, .user, chain)
             return .cancelAttempt(stage)
         case .idle, .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
-            state = .finished
-            return .finish(.cancelled)
+            return finishing(.cancelled)
         }
     }
 
@@ -229,7 +251,7 @@ struct RequestStateMachine: Sendable {
     mutating func suspend() -> Action {
         guard !isSuspended, acceptsSuspension else { return .none }
         isSuspended = true
-        if case let .running(stage) = state { return .pauseAttempt(stage) }
+        if case let .running(stage, _) = state { return .pauseAttempt(stage) }
         return .none
     }
 
@@ -239,7 +261,7 @@ struct RequestStateMachine: Sendable {
         let wasSuspended = isSuspended
         isSuspended = false
         if case .idle = state { return start() }
-        if wasSuspended, case let .running(stage) = state { return .unpauseAttempt(stage) }
+        if wasSuspended, case let .running(stage, _) = state { return .unpauseAttempt(stage) }
         return .none
     }
 
@@ -252,12 +274,11 @@ struct RequestStateMachine: Sendable {
             return .none
         case .finished, .cancelling:
             return .none
-        case let .running(stage):
-            state = .cancelling(stage, .resourceTimeout)
+        case let .running(stage, chain):
+            state = .cancelling(stage, .resourceTimeout, chain)
             return .cancelAttempt(stage)
         case .adapting, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
-            state = .finished
-            return .finish(.resourceTimedOut)
+            return finishing(.resourceTimedOut)
         }
     }
 
@@ -274,58 +295,125 @@ struct RequestStateMachine: Sendable {
     }
 
     /// The adapters produced the stage's request, or failed.
-    mutating func adapted(_ adaptation: Adaptation, for stage: Stage) -> Action {
+    ///
+    /// - Parameter result: What a failed or refused adaptation leaves (the failure as the outcome);
+    ///   `nil` leaves the last result as it is (a success, and the table tests).
+    /// - Parameter hop: What a successful adaptation sends (the adapted request, the body and the
+    ///   credentials); `nil` in the table tests.
+    mutating func adapted(_ adaptation: Adaptation, hop: NextHop? = nil, result: StageResult? = nil,
+                          for stage: Stage) -> Action {
         guard case .adapting(stage) = state else { return unexpected("adapted", for: stage) }
+        if let result { lastResult = result }
         switch adaptation {
         case .succeeded:
-            state = .running(stage)
+            if let hop { self.hop = hop }
+            attemptsStarted += 1
+            state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
             return .startAttempt(stage)
         case .failed where hasRetriers:
             state = .awaitingRetryDecision(stage)
             return .askRetriers(stage)
         case .failed, .refused:
-            state = .finished
-            return .finish(.lastOutcome)
+            return finishing(.lastOutcome)
         }
     }
 
-    /// The engine reports the stage's attempt over.
-    mutating func attemptEnded(_ verdict: AttemptVerdict, for stage: Stage) -> Action {
+    /// The engine reports the stage's attempt over (or the owner ended it without one: a refused
+    /// check, a cache hit or a cache-only miss).
+    ///
+    /// - Parameter result: The attempt's outcome and the error the retriers would be asked about;
+    ///   `nil` leaves the last result as it is (the table tests).
+    mutating func attemptEnded(_ verdict: AttemptVerdict, result: StageResult? = nil, for stage: Stage) -> Action {
         switch state {
-        case .running(stage):
+        case .running(stage, _), .cancelling(stage, _, _):
+            if let result { lastResult = result }
+        default:
+            break
+        }
+        switch state {
+        case let .running(current, chain) where current == stage:
             switch verdict {
             case .redirect:
                 if stage.hop >= maximumRedirects {
-                    state = .finished
-                    return .finish(.tooManyRedirects)
+                    return finishing(.tooManyRedirects)
                 }
-                state = .awaitingRedirectDecision(stage)
+                state = .awaitingRedirectDecision(stage, chain)
                 return .askRedirectHandler(stage)
             case .retryable where hasRetriers:
                 state = .awaitingRetryDecision(stage)
                 return .askRetriers(stage)
             case .retryable, .final:
-                state = .finished
-                return .finish(.lastOutcome)
+                return finishing(.lastOutcome)
             }
-        case let .cancelling(current, cause) where current == stage:
-            state = .finished
-            return .finish(cause == .user ? .cancelled : .resourceTimedOut)
+        case let .cancelling(current, cause, _) where current == stage:
+            return finishing(cause == .user ? .cancelled : .resourceTimedOut)
         default:
             return unexpected("attemptEnded", for: stage)
         }
     }
 
     /// The redirect handler answered for the stage.
-    mutating func redirectDecided(follow: Bool, for stage: Stage) -> Action {
-        guard case .awaitingRedirectDecision(stage) = state else { return unexpected("redirectDecided", for: stage) }
+    ///
+    /// - Parameters:
+    ///   - follow:     Whether to follow.
+    ///   - keepsBody:  Whether the next hop may send the body (not after a 303, nor a POST's 301/302);
+    ///                 once dropped, no later hop of the attempt sends it.
+    ///   - leavesOrigin: Whether the next hop goes to another origin than the hop before: the
+    ///                 credentials are dropped for the rest of the attempt.
+    ///   - hop:        The next hop as it would go with nothing dropped (the request's own body and
+    ///                 credentials); the machine drops what this or an earlier hop of the attempt
+    ///                 dropped. `nil` in the table tests.
+    mutating func redirectDecided(follow: Bool, keepsBody: Bool = true, leavesOrigin: Bool = false,
+                                  hop: NextHop? = nil, for stage: Stage) -> Action {
+        guard case .awaitingRedirectDecision(stage, var chain) = state else {
+            return unexpected("redirectDecided", for: stage)
+        }
         guard follow else {
-            state = .finished
-            return .finish(.lastOutcome)
+            return finishing(.lastOutcome)
+        }
+        if !keepsBody { chain.bodyDropped = true }
+        if leavesOrigin { chain.credentialDropped = true }
+        if var hop {
+            if chain.bodyDropped { hop.body = .none }
+            if chain.credentialDropped { hop.credential = nil }
+            self.hop = hop
         }
         let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
-        state = .running(next)
+        state = .running(next, chain)
         return .startAttempt(next)
+    }
+
+    /// HSTS (RFC 6797): the hop goes to `upgraded` instead of `url` — if it still goes to `url`
+    /// (a later stage's hop is left alone).
+    mutating func upgradeHop(from url: URL, to upgraded: URL) {
+        guard var upgradedHop = hop, upgradedHop.request.url == url else { return }
+        upgradedHop.request.url = upgraded
+        hop = upgradedHop
+    }
+
+    /// The hops of the running attempt so far (`nil` outside ``State/running(_:_:)``,
+    /// ``State/cancelling(_:_:_:)`` and ``State/awaitingRedirectDecision(_:_:)``).
+    var hopChain: HopChain? {
+        switch state {
+        case let .running(_, chain), let .cancelling(_, _, chain), let .awaitingRedirectDecision(_, chain): return chain
+        default: return nil
+        }
+    }
+
+    /// The engine reports the metrics of the stage's hop, before ``attemptEnded(_:for:)``: they get the
+    /// redirects followed before this hop (libcurl sees one hop only), and this hop is counted.
+    /// Outside the stage's running (or cancelling) attempt it changes nothing.
+    mutating func recordHop(_ metrics: inout TransferMetrics, for stage: Stage) {
+        switch state {
+        case .running(stage, var chain):
+            chain.record(&metrics)
+            state = .running(stage, chain)
+        case .cancelling(stage, let cause, var chain):
+            chain.record(&metrics)
+            state = .cancelling(stage, cause, chain)
+        default:
+            break
+        }
     }
 
     /// The retriers answered for the stage.
@@ -333,13 +421,11 @@ struct RequestStateMachine: Sendable {
         guard case .awaitingRetryDecision(stage) = state else { return unexpected("retryDecided", for: stage) }
         switch decision {
         case .doNotRetry:
-            state = .finished
-            return .finish(.lastOutcome)
-        case .failWithRetryError:
-            state = .finished
-            return .finish(.retryFailed)
+            return finishing(.lastOutcome)
+        case let .failWithRetryError(failure):
+            return finishing(.retryFailed(failure))
         case let .retry(delay) where delay > 0:
-            state = .delayingRetry(stage)
+            state = .delayingRetry(stage, timer: nil)
             return .scheduleRetry(after: delay, stage)
         case .retry:
             let next = nextStage(attempt: stage.attempt + 1, hop: 0)
@@ -348,11 +434,157 @@ struct RequestStateMachine: Sendable {
         }
     }
 
+    /// The owner armed the timer of the stage's retry delay (after ``Action/scheduleRetry(after:_:)``;
+    /// it may already have fired). The state keeps it, so that leaving the stage early cancels it.
+    ///
+    /// - Returns: `false` when the stage was left meanwhile (cancelled, timed out, or the timer fired):
+    ///   the owner cancels the timer itself. Arming a timer for a stage that did not ask for one, or
+    ///   twice, is impossible: reported, then `false`.
+    mutating func retryTimerArmed(_ timer: StageTimer, for stage: Stage) -> Bool {
+        if case .delayingRetry(stage, nil) = state {
+            state = .delayingRetry(stage, timer: timer)
+            return true
+        }
+        _ = unexpected("retryTimerArmed", for: stage)
+        return false
+    }
+
+    /// A stage is about to wait outside the engine (adapters, retriers, a redirect handler) and the
+    /// request has a deadline: the deadline timer is armed the first time only.
+    ///
+    /// - Returns: `true` once, before the request ends: the owner then arms the timer and reports it
+    ///   with ``deadlineTimerArmed(_:)``. `false` when it was claimed before or the request is over.
+    mutating func claimDeadlineTimer() -> Bool {
+        guard case .unarmed = deadlineTimer, !isFinished else { return false }
+        deadlineTimer = .arming
+        return true
+    }
+
+    /// The owner armed the deadline timer it claimed.
+    ///
+    /// - Returns: `false` when the request ended meanwhile: the owner cancels the timer itself.
+    ///   Reporting a timer nobody claimed, or twice, is impossible: reported, then `false`.
+    mutating func deadlineTimerArmed(_ timer: StageTimer) -> Bool {
+        guard case .arming = deadlineTimer else {
+            reportImpossible("deadlineTimerArmed with the deadline timer \(deadlineTimer) in \(state)")
+            return false
+        }
+        guard !isFinished else { return false }
+        deadlineTimer = .armed(timer)
+        return true
+    }
+
+    // MARK: - Request data the owner reports (no transition)
+
+    /// The stage's adapters are starting: the attempt's Timeline starts `at` this time, and the
+    /// request's deadline is fixed to `deadline` unless it already was. Ignored once the stage was left.
+    mutating func adaptationBegan(at time: TimeInterval, deadline: UInt64, for stage: Stage) {
+        guard case .adapting(stage) = state else { return }
+        attemptStartedAt = time
+        if self.deadline == 0 { self.deadline = deadline }
+    }
+
+    /// cache: hook 1 chose the stored entry the first hop is conditional on (or `nil`).
+    mutating func cacheCandidateChosen(_ candidate: CachedEntry?) {
+        cacheCandidate = candidate
+    }
+
+    /// parity: an ended download attempt says where a retry continues.
+    mutating func downloadResumes(from plan: FileSink.Plan?) {
+        downloadResume = plan
+    }
+
     /// The retry delay of the stage elapsed.
     mutating func delayElapsed(for stage: Stage) -> Action {
-        guard case .delayingRetry(stage) = state else { return unexpected("delayElapsed", for: stage) }
+        guard case .delayingRetry(stage, _) = state else { return unexpected("delayElapsed", for: stage) }
+        // The timer fired: dropping it (one-shot, nothing left to cancel) releases it.
         let next = nextStage(attempt: stage.attempt + 1, hop: 0)
         state = .adapting(next)
         return .adapt(next)
+    }
+}
+
+// MARK: - Delivery
+
+// The request's handlers and the outcome they get, as part of the machine (issue 24 point 1): no
+// handler list, "attached", "draining" or "final outcome" flag lives beside it in `Transfer`.
+extension RequestStateMachine {
+    /// Whether a response handler was ever attached (or the outcome is out, which only a started
+    /// request has).
+    var hasHandlers: Bool {
+        if case let .collecting(handlers) = delivery { return !handlers.isEmpty }
+        return true
+    }
+
+    /// The outcome once it is published (the handlers are getting it, or all have it).
+    var publishedOutcome: TransferOutcome? {
+        switch delivery {
+        case .collecting: return nil
+        case let .draining(outcome, _), let .delivered(outcome): return outcome
+        }
+    }
+
+    /// Whether the outcome is published: no progress closure or stream target is kept any more.
+    var isDelivered: Bool {
+        if case .collecting = delivery { return false }
+        return true
+    }
+
+    /// A response handler was attached.
+    ///
+    /// - Returns: The outcome to drain now, when every earlier handler already had it (the owner then
+    ///   calls ``nextHandler()`` until it returns `nil`); `nil` when the handler waits its turn.
+    mutating func attachHandler(_ handler: Handler) -> TransferOutcome? {
+        switch delivery {
+        case var .collecting(handlers):
+            delivery = .collecting([]) // the list is then uniquely held: appended in place
+            handlers.append(handler)
+            delivery = .collecting(handlers)
+            return nil
+        case .draining(let outcome, var handlers):
+            delivery = .delivered(outcome)
+            handlers.append(handler)
+            delivery = .draining(outcome, handlers)
+            return nil
+        case let .delivered(outcome):
+            delivery = .draining(outcome, [handler])
+            return outcome
+        }
+    }
+
+    /// The owner published the request's outcome (after the machine's ``Action/finish(_:)``, once).
+    ///
+    /// - Returns: The outcome to drain now when handlers wait (the owner then calls ``nextHandler()``
+    ///   until it returns `nil`); `nil` when none was attached. Published twice, or before the machine
+    ///   finished, is impossible: reported, then ignored.
+    mutating func outcomePublished(_ outcome: TransferOutcome) -> TransferOutcome? {
+        guard isFinished, case let .collecting(handlers) = delivery else {
+            reportImpossible("outcomePublished in \(state) with the outcome \(isDelivered ? "already published" : "unknown")")
+            return nil
+        }
+        guard !handlers.isEmpty else {
+            delivery = .delivered(outcome)
+            return nil
+        }
+        delivery = .draining(outcome, handlers)
+        return outcome
+    }
+
+    /// The drain loop takes the next handler to give the outcome to; `nil` ends the loop (the
+    /// outcome is then delivered). Only the loop that ``attachHandler(_:)`` or
+    /// ``outcomePublished(_:)`` started calls it: with no drain under way it is impossible.
+    mutating func nextHandler() -> Handler? {
+        guard case .draining(let outcome, var handlers) = delivery else {
+            reportImpossible("nextHandler with no drain under way")
+            return nil
+        }
+        guard !handlers.isEmpty else {
+            delivery = .delivered(outcome)
+            return nil
+        }
+        delivery = .delivered(outcome)
+        let next = handlers.removeFirst()
+        delivery = .draining(outcome, handlers)
+        return next
     }
 }

@@ -10,13 +10,9 @@ extension Transfer {
     /// host: for the first hop and every redirect hop (and retry), before anything is planned, so
     /// no byte goes to the plain-HTTP port.
     func upgradeNextHopForHSTS(_ store: HSTSStore) {
-        guard let url = lock.withLock({ carry.next?.request.url }), let upgraded = store.upgradedURL(for: url)
+        guard let url = lock.withLock({ machine.hop?.request.url }), let upgraded = store.upgradedURL(for: url)
         else { return }
-        lock.withLock {
-            guard var next = carry.next, next.request.url == url else { return }
-            next.request.url = upgraded
-            carry.next = next
-        }
+        lock.withLock { machine.upgradeHop(from: url, to: upgraded) }
     }
 
     /// Teaches the store the attempt's `Strict-Transport-Security` header, when the response came

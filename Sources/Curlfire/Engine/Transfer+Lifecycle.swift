@@ -3,61 +3,13 @@ import FoundationNetworking
 
 /// The request of the next hop: adapted (a first attempt or a retry) or a redirect target.
 ///
-/// `@unchecked Sendable`: `URLRequest` and the body's input stream are not `Sendable`. A hop lives in its
-/// transfer's ``StageCarry`` under the transfer's lock and is copied out to start one attempt, which
-/// alone reads its body.
+/// `@unchecked Sendable`: `URLRequest` and the body's input stream are not `Sendable`. A hop is made by
+/// the thread that answers a stage, lives in its transfer's state machine (``RequestStateMachine/hop``)
+/// under the transfer's lock, and is copied out to start one attempt, which alone reads its body.
 struct NextHop: @unchecked Sendable {
     var request: URLRequest
     var body: UploadBody
     var credential: (user: String, password: String)?
-}
-
-/// What one stage of a request leaves for the next, kept by its ``Transfer`` under its lock while
-/// the ``RequestStateMachine`` decides the flow (`@unchecked Sendable`: only ever touched under that lock).
-struct StageCarry: @unchecked Sendable {
-    /// Attempts started (1 + retries).
-    var attempts = 0
-    /// When the current attempt (its first hop) started, for its Timeline.
-    var attemptStart: TimeInterval = 0
-    /// The request's deadline, monotonic nanoseconds (`IdleClock.now()`); 0 until it starts.
-    var deadline: UInt64 = 0
-    /// The hop to send next.
-    var next: NextHop?
-    /// The last attempt's outcome (or the adaptation failure): what the request ends with unless
-    /// a later stage replaces it.
-    var lastOutcome: TransferOutcome?
-    /// The error the retriers are asked about.
-    var retryableError: CurlfireError?
-    /// The error a retrier failed the request with.
-    var retryError: Error?
-    /// Redirect hops of the current attempt: count and seconds spent before the current hop.
-    var redirectCount = 0
-    var redirectDuration: TimeInterval = 0
-    /// Whether a hop of the current attempt dropped the body (303, or POST on 301/302) or left
-    /// the origin its credentials were given for.
-    var bodyDropped = false
-    var credentialDropped = false
-    /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
-    var cacheCandidate: CachedEntry?
-    /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
-    var downloadResume: FileSink.Plan?
-
-    /// A new attempt (a first one or a retry) starts at its first hop.
-    mutating func beginAttempt() {
-        attempts += 1
-        redirectCount = 0
-        redirectDuration = 0
-        bodyDropped = false
-        credentialDropped = false
-    }
-
-    /// Adds the redirects followed before this hop to its metrics (libcurl sees one hop only).
-    mutating func recordHop(_ metrics: inout TransferMetrics) {
-        metrics.redirectCount = redirectCount
-        metrics.redirectDuration = redirectDuration
-        redirectCount += 1
-        redirectDuration += metrics.totalDuration
-    }
 }
 
 // The request lifecycle around the engine: event monitors, adapters that answer asynchronously,
@@ -151,7 +103,7 @@ extension Transfer {
     /// Asks the redirect handler about the stage's 3xx — at once, without a thread hop, when none
     /// is set or it is ``Redirector/follow``; otherwise on a global queue.
     func askRedirectHandler(_ stage: RequestStateMachine.Stage) {
-        let outcome = lock.withLock { carry.lastOutcome }
+        let outcome = lock.withLock { machine.lastResult?.outcome }
         guard let outcome, let response = outcome.response, let sent = outcome.request,
               let proposal = RedirectRules.redirect(from: sent, response: response)
         else { return send { $0.redirectDecided(follow: false, for: stage) } } // no usable Location: deliver the 3xx
@@ -172,15 +124,14 @@ extension Transfer {
         }
     }
 
-    /// Follows a redirect: the next hop gets the body and credentials the rules allow.
+    /// Follows a redirect: the next hop gets the body and credentials the rules allow (the machine's
+    /// `HopChain` remembers what an earlier hop of the attempt dropped).
     private func follow(_ next: URLRequest, from sent: URLRequest, keepsBody: Bool, response: HTTPURLResponse,
                         stage: RequestStateMachine.Stage) {
+        let leavesOrigin = !RedirectRules.sameOrigin(sent.url, next.url)
+        let hop = NextHop(request: next, body: spec.body, credential: spec.credential) // the machine drops what it must
         let action: RequestStateMachine.Action = lock.withLock {
-            if !keepsBody { carry.bodyDropped = true }
-            if !RedirectRules.sameOrigin(sent.url, next.url) { carry.credentialDropped = true }
-            carry.next = NextHop(request: next, body: carry.bodyDropped ? .none : spec.body,
-                                 credential: carry.credentialDropped ? nil : spec.credential)
-            return machine.redirectDecided(follow: true, for: stage)
+            machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin, hop: hop, for: stage)
         }
         guard action != .none else { return }
         emit { $0.request($1, willRedirectTo: next, for: response) }
@@ -192,7 +143,7 @@ extension Transfer {
     /// Asks the retriers in order, off the engine thread; the first that retries (or fails) wins.
     func askRetriers(_ stage: RequestStateMachine.Stage) {
         armResourceDeadline() // a retrier may take its time
-        let error = lock.withLock { carry.retryableError } ?? .explicitlyCancelled
+        let error = lock.withLock { machine.lastResult?.retryableError } ?? .explicitlyCancelled
         DispatchQueue.global().async { self.consultRetriers(self.spec.retriers[...], error: error, stage: stage) }
     }
 
@@ -206,8 +157,8 @@ extension Transfer {
         retrier.retry(requestValue, for: session, dueTo: error) { result in
             guard once.claim() else { return }
             if let retryError = result.error {
-                self.lock.withLock { self.carry.retryError = retryError }
-                return self.send { $0.retryDecided(.failWithRetryError, for: stage) }
+                let failure = RequestStateMachine.RetryFailure(retryError: retryError, originalError: error)
+                return self.send { $0.retryDecided(.failWithRetryError(failure), for: stage) }
             }
             guard result.retryRequired else {
                 return self.consultRetriers(retriers.dropFirst(), error: error, stage: stage)
@@ -215,8 +166,9 @@ extension Transfer {
             if self.spec.body.stream?.isStarted == true {
                 // A streamed body was (partly) read: a retry would send nothing or a part. Refused,
                 // typed: requestRetryFailed(retryError: bodyStreamFailed(.notReplayable), originalError:).
-                self.lock.withLock { self.carry.retryError = CurlfireError.bodyStreamFailed(reason: .notReplayable) }
-                return self.send { $0.retryDecided(.failWithRetryError, for: stage) }
+                let failure = RequestStateMachine.RetryFailure(
+                    retryError: CurlfireError.bodyStreamFailed(reason: .notReplayable), originalError: error)
+                return self.send { $0.retryDecided(.failWithRetryError(failure), for: stage) }
             }
             let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
             guard action != .none else { return }
@@ -231,45 +183,46 @@ extension Transfer {
         }
     }
 
-    /// Waits out a retry delay on a timer that is cancelled when the request ends.
+    /// Waits out a retry delay on a timer that the machine's `delayingRetry` state holds, so that
+    /// leaving the stage early (`cancel()`, the deadline) cancels it.
     func scheduleRetry(after delay: TimeInterval, _ stage: RequestStateMachine.Stage) {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + delay)
         timer.setEventHandler { [weak self] in self?.send { $0.delayElapsed(for: stage) } }
-        lock.withLock { timers.retry = timer }
         timer.resume()
+        let box = CancellableDispatchTimer(timer)
+        let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
+        // The stage was left between the action and now (or the timer already fired): cancel it here.
+        if !lock.withLock({ machine.retryTimerArmed(held, for: stage) }) { held.cancel() }
     }
 
     /// Arms the request's deadline for the stages outside the engine (adapters, retriers, delays,
-    /// redirect handlers that wait); the engine enforces it on running attempts. Armed once.
+    /// redirect handlers that wait); the engine enforces it on running attempts. Armed once: the
+    /// machine holds the timer and hands it back in its `finish` action.
     func armResourceDeadline() {
-        let (deadline, armed) = lock.withLock { () -> (UInt64, Bool) in
-            defer { timers.deadlineArmed = true }
-            return (carry.deadline, timers.deadlineArmed)
+        let deadline = lock.withLock { () -> UInt64 in
+            guard machine.deadline > 0, machine.claimDeadlineTimer() else { return 0 }
+            return machine.deadline
         }
-        guard !armed, deadline > 0 else { return }
+        guard deadline > 0 else { return }
         let now = IdleClock.now()
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + .nanoseconds(Int(min(deadline > now ? deadline - now : 0, UInt64(Int.max)))))
         timer.setEventHandler { [weak self] in self?.send { $0.resourceDeadlineElapsed() } }
-        lock.withLock { timers.deadline = timer }
         timer.resume()
+        let box = CancellableDispatchTimer(timer)
+        let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
+        // The request ended between the claim and now: cancel it here.
+        if !lock.withLock({ machine.deadlineTimerArmed(held) }) { held.cancel() }
     }
 
     // MARK: - Finishing
 
-    /// Ends the request as the machine decided: cancels its timers and delivers the outcome.
+    /// Ends the request as the machine decided (its timers were cancelled by `perform`): delivers the outcome.
     func finish(_ kind: RequestStateMachine.Finish) {
-        let (last, retryError, originalError, pending) = lock.withLock {
-            let pending = timers
-            timers = Timers()
-            timers.deadlineArmed = true
-            return (carry.lastOutcome, carry.retryError, carry.retryableError, pending)
-        }
-        pending.retry?.cancel()
-        pending.deadline?.cancel()
+        let last = lock.withLock { machine.lastResult?.outcome }
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
-        outcome.retryResume = lock.withLock { carry.downloadResume } // parity
+        outcome.retryResume = lock.withLock { machine.downloadResume } // parity
         switch kind {
         case .lastOutcome:
             if outcome.error == nil { reportFinalProgress(outcome) }
@@ -281,19 +234,26 @@ extension Transfer {
         case .tooManyRedirects:
             let maximum = session.configuration.maximumRedirects
             outcome.error = .sessionTaskFailed(code: .tooManyRedirects, message: "Maximum (\(maximum)) redirects followed")
-        case .retryFailed:
-            outcome.error = .requestRetryFailed(retryError: retryError ?? CurlfireError.explicitlyCancelled,
-                                                originalError: originalError ?? CurlfireError.explicitlyCancelled)
+        case let .retryFailed(failure):
+            outcome.error = .requestRetryFailed(retryError: failure.retryError, originalError: failure.originalError)
         }
         complete(outcome)
     }
 }
 
-/// The timers a request may hold; cancelled when it ends.
-struct Timers {
-    var retry: DispatchSourceTimer?
-    var deadline: DispatchSourceTimer?
-    var deadlineArmed = false
+/// A dispatch timer that only cancels, for a `@Sendable` closure (`@unchecked Sendable`: nothing guards it,
+/// because `DispatchSourceTimer` — not marked `Sendable` — is only ever cancelled through the box, and
+/// libdispatch makes `cancel()` safe from any thread).
+private final class CancellableDispatchTimer: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(_ timer: DispatchSourceTimer) {
+        self.timer = timer
+    }
+
+    func cancel() {
+        timer.cancel()
+    }
 }
 
 extension Transfer {

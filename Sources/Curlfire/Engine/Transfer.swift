@@ -97,13 +97,6 @@ final class Transfer: @unchecked Sendable {
     private let cancelFlag = Atomic<Bool>(false)
     /// Whether the running attempt must stop; cheap enough for every body chunk.
     var isCancelFlagged: Bool { cancelFlag.load(ordering: .relaxed) }
-    /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
-    /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
-    private struct Handler {
-        let queue: DispatchQueue?
-        let run: @Sendable (TransferOutcome) -> Void
-    }
-
     /// The latest progress of each direction, and whether `request.progress` was read (then
     /// libcurl reports progress even without a progress closure); under `lock`.
     var downloadCounts = ProgressCounts() // internal for Transfer+Progress.swift
@@ -116,19 +109,11 @@ final class Transfer: @unchecked Sendable {
         let closure: @Sendable (Data) -> Void
     }
 
-    private var handlers: [Handler] = []
-    private var handlerAttached = false
-    private var draining = false
-    private var finalOutcome: TransferOutcome?
     var downloadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     private var currentRequest: URLRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
-    /// lifecycle: what the stages left for the next one (Transfer+Lifecycle.swift), under `lock`.
-    var carry = StageCarry()
-    /// lifecycle: the retry-delay and deadline timers, cancelled when the request ends; under `lock`.
-    var timers = Timers()
     /// The box shared by the request values made for monitors, notifications and retriers
     /// (``requestValue``); it starts nothing on release, so holding it makes no cycle. Under `lock`.
     var detachedValueBox: RequestValueBox?
@@ -157,18 +142,18 @@ final class Transfer: @unchecked Sendable {
     /// The latest response.
     var response: HTTPURLResponse? { lock.withLock { currentResponse }?.response }
     /// How many times the transfer was retried.
-    var retryCount: Int { lock.withLock { max(0, carry.attempts - 1) } }
+    var retryCount: Int { lock.withLock { max(0, machine.attemptsStarted - 1) } }
     /// Whether the transfer has started.
     var isStarted: Bool { lock.withLock { machine.isStarted } }
     /// Whether a response handler was attached or the transfer started: a modifier that changes
     /// what is sent can no longer apply to it (``CurlfireError/requestAlreadyStarted(modifier:)``).
-    var isCommitted: Bool { lock.withLock { handlerAttached || machine.isStarted } }
+    var isCommitted: Bool { lock.withLock { machine.hasHandlers || machine.isStarted } }
     /// Whether `suspend()` is in effect (read by the engine when it adds the handle).
     var isSuspended: Bool { lock.withLock { machine.isSuspended } }
-    /// Whether the transfer has finished.
-    var isFinished: Bool { lock.withLock { finalOutcome != nil } }
+    /// Whether the transfer has finished (its outcome is published).
+    var isFinished: Bool { lock.withLock { machine.isDelivered } }
     /// The outcome once the transfer has finished (a download's resume data after `cancel()`).
-    var finishedOutcome: TransferOutcome? { lock.withLock { finalOutcome } }
+    var finishedOutcome: TransferOutcome? { lock.withLock { machine.publishedOutcome } }
 
     // MARK: - Parity additions (issue 14; read by Core, no effect on the lifecycle)
 
@@ -187,11 +172,10 @@ final class Transfer: @unchecked Sendable {
         }
     }
     private var identity: UUID?
-    /// parity: whether `cancel()` ended the request (for `Request.state`); under `lock`.
-    private var cancelledByUser = false
-    /// parity: `Request.state`, read from the state machine.
+    /// parity: `Request.state`, read from the state machine (whose `finished` state says whether
+    /// `cancel()` ended the request).
     var publicState: RequestState {
-        lock.withLock { RequestState(machine.state, isSuspended: machine.isSuspended, cancelledByUser: cancelledByUser) }
+        lock.withLock { RequestState(machine.state, isSuspended: machine.isSuspended) }
     }
 
     // MARK: - Handlers
@@ -205,17 +189,7 @@ final class Transfer: @unchecked Sendable {
     ///     the engine thread): only for internal handlers that merely hand the outcome over.
     func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        lock.lock()
-        handlers.append(Handler(queue: queue, run: handler))
-        handlerAttached = true
-        let drainNow: TransferOutcome?
-        if let outcome = finalOutcome, !draining {
-            draining = true
-            drainNow = outcome
-        } else {
-            drainNow = nil
-        }
-        lock.unlock()
+        let drainNow = lock.withLock { machine.attachHandler(RequestStateMachine.Handler(queue: queue, run: handler)) }
         if let drainNow {
             drain(drainNow)
         } else if start {
@@ -227,7 +201,7 @@ final class Transfer: @unchecked Sendable {
     /// keeping it (Alamofire 4's `DataRequest.stream(closure:)`); ignored once an attempt started.
     func setDataStream(queue: DispatchQueue, _ closure: @escaping @Sendable (Data) -> Void) {
         lock.withLock {
-            if finalOutcome != nil { return }
+            if machine.isDelivered { return }
             dataStream = StreamTarget(queue: queue, closure: closure)
         }
     }
@@ -235,7 +209,7 @@ final class Transfer: @unchecked Sendable {
     /// Adds a progress closure for the response body (dropped when the transfer has finished).
     func addDownloadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
         lock.withLock {
-            if finalOutcome != nil { return }
+            if machine.isDelivered { return }
             downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
@@ -243,21 +217,15 @@ final class Transfer: @unchecked Sendable {
     /// Adds a progress closure for the request body (dropped when the transfer has finished).
     func addUploadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
         lock.withLock {
-            if finalOutcome != nil { return }
+            if machine.isDelivered { return }
             uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
 
+    /// Gives the outcome to each handler the machine hands out, in attach order, until it hands out
+    /// none (one loop at a time: the machine's `attachHandler` or `outcomePublished` said to start it).
     private func drain(_ outcome: TransferOutcome) {
-        while true {
-            lock.lock()
-            if handlers.isEmpty {
-                draining = false
-                lock.unlock()
-                return
-            }
-            let handler = handlers.removeFirst()
-            lock.unlock()
+        while let handler = lock.withLock({ machine.nextHandler() }) {
             if let queue = handler.queue {
                 queue.async { handler.run(outcome) }
             } else {
@@ -301,10 +269,7 @@ final class Transfer: @unchecked Sendable {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let action: RequestStateMachine.Action = lock.withLock {
             let action = machine.cancel()
-            if action != .none {
-                cancelFlag.store(true, ordering: .relaxed)
-                cancelledByUser = true // parity: Request.state
-            }
+            if action != .none { cancelFlag.store(true, ordering: .relaxed) }
             return action
         }
         guard action != .none else { return }
@@ -367,7 +332,8 @@ final class Transfer: @unchecked Sendable {
             askRetriers(stage) // lifecycle
         case let .scheduleRetry(delay, stage):
             scheduleRetry(after: delay, stage) // lifecycle
-        case let .finish(kind):
+        case let .finish(kind, timers):
+            for timer in timers { timer.cancel() } // the deadline timer; a retry delay left early
             finish(kind) // lifecycle
         }
     }
@@ -384,32 +350,27 @@ final class Transfer: @unchecked Sendable {
         let initial: URLRequest
         switch spec.urlRequest {
         case let .failure(error):
-            lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: nil) }
-            return send { $0.adapted(.refused, for: stage) }
+            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: nil))
+            return send { $0.adapted(.refused, result: result, for: stage) }
         case let .success(built):
             initial = built
         }
         lock.withLock {
-            carry.attemptStart = Date.timeIntervalSinceReferenceDate
-            if carry.deadline == 0 {
-                carry.deadline = Self.deadline(after: spec.timeLimits.resourceTimeout(
-                    session: session.configuration.timeoutIntervalForResource))
-            }
+            let deadline = machine.deadline != 0 ? machine.deadline : Self.deadline(after: spec.timeLimits.resourceTimeout(
+                session: session.configuration.timeoutIntervalForResource))
+            machine.adaptationBegan(at: Date.timeIntervalSinceReferenceDate, deadline: deadline, for: stage)
         }
         if !spec.adapters.isEmpty { armResourceDeadline() } // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
         runAdapters(initial) { result in
             switch result {
             case let .failure(error):
-                self.lock.withLock {
-                    self.carry.lastOutcome = Self.failedOutcome(error, request: initial)
-                    self.carry.retryableError = error
-                }
-                self.send { $0.adapted(.failed, for: stage) }
+                let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: initial),
+                                                             retryableError: error)
+                self.send { $0.adapted(.failed, result: result, for: stage) }
             case let .success(request):
-                self.lock.withLock { self.carry.next = NextHop(request: request, body: self.spec.body,
-                                                               credential: self.spec.credential) }
-                self.send { $0.adapted(.succeeded, for: stage) }
+                let hop = NextHop(request: request, body: self.spec.body, credential: self.spec.credential)
+                self.send { $0.adapted(.succeeded, hop: hop, for: stage) }
             }
         }
     }
@@ -417,7 +378,7 @@ final class Transfer: @unchecked Sendable {
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
         if let store = session.configuration.hstsStore { upgradeNextHopForHSTS(store) } // security: RFC 6797
-        if session.engine.isCurrentThread, let url = lock.withLock({ carry.next?.request.url }),
+        if session.engine.isCurrentThread, let url = lock.withLock({ machine.hop?.request.url }),
            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
            !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
@@ -428,10 +389,9 @@ final class Transfer: @unchecked Sendable {
             return
         }
         let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
-            if stage.hop == 0 { carry.beginAttempt() }
-            currentRequest = carry.next?.request ?? currentRequest
-            return (carry.next, stage.hop == 0 ? carry.attemptStart : Date.timeIntervalSinceReferenceDate,
-                    carry.deadline, dataStream)
+            currentRequest = machine.hop?.request ?? currentRequest
+            return (machine.hop, stage.hop == 0 ? machine.attemptStartedAt : Date.timeIntervalSinceReferenceDate,
+                    machine.deadline, dataStream)
         }
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.request
@@ -451,7 +411,7 @@ final class Transfer: @unchecked Sendable {
             }
         }
         var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
-        if spec.resumesDownloadOnRetry, let resume = lock.withLock({ carry.downloadResume }),
+        if spec.resumesDownloadOnRetry, let resume = lock.withLock({ machine.downloadResume }),
            let ifRange = resume.validators.ifRange {
             // parity: a retried download continues from the bytes on disk.
             request.setValue("bytes=\(resume.resumeOffset)-", forHTTPHeaderField: "Range")
@@ -476,8 +436,8 @@ final class Transfer: @unchecked Sendable {
 
     /// An attempt that never reached libcurl: a check refused its request.
     private func refused(_ error: CurlfireError, request: URLRequest, stage: RequestStateMachine.Stage) {
-        lock.withLock { carry.lastOutcome = Self.failedOutcome(error, request: request) }
-        send { $0.attemptEnded(.final, for: stage) }
+        let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
+        send { $0.attemptEnded(.final, result: result, for: stage) }
     }
 
     private var hasProgressHandlers: Bool {
@@ -501,18 +461,17 @@ final class Transfer: @unchecked Sendable {
         let action: RequestStateMachine.Action = lock.withLock {
             guard machine.stage == result.stage else { return .none } // a stale attempt
             if var metrics = outcome.metrics {
-                carry.recordHop(&metrics)
+                machine.recordHop(&metrics, for: result.stage)
                 outcome.metrics = metrics
                 metricsHistory.append(metrics)
             }
             outcome.allMetrics = metricsHistory
             if spec.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
-                carry.downloadResume = sink.retryResumePlan(previous: carry.downloadResume, request: result.request)
+                machine.downloadResumes(from: sink.retryResumePlan(previous: machine.downloadResume, request: result.request))
             }
             if let response = result.lazyResponse { currentResponse = response }
-            carry.lastOutcome = outcome
-            carry.retryableError = Self.retryableError(outcome)
-            return machine.attemptEnded(verdict, for: result.stage)
+            let ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome))
+            return machine.attemptEnded(verdict, result: ended, for: result.stage)
         }
         emitAttemptFinished(result, metrics: outcome.metrics) // lifecycle: with the hops before it counted
         reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)
@@ -597,20 +556,18 @@ final class Transfer: @unchecked Sendable {
     private func deliver(_ outcome: TransferOutcome) {
         session.liveTransfers.remove(self) // parity: cancelAllRequests()
         lock.lock()
-        finalOutcome = outcome
+        let drainNow = machine.outcomePublished(outcome)
         // No report follows; a closure that captures its own request (`request.downloadProgress {
         // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
         // Released after the lock: the closure may hold the last copy of a request value.
         let droppedProgress = (downloadProgressHandlers, uploadProgressHandlers)
         downloadProgressHandlers.removeAll()
         uploadProgressHandlers.removeAll()
-        let drainNow = !handlers.isEmpty && !draining
-        if drainNow { draining = true }
         lock.unlock()
         withExtendedLifetime(droppedProgress) {}
-        if drainNow {
+        if let drainNow {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
-            drain(outcome)
+            drain(drainNow)
         }
     }
 }

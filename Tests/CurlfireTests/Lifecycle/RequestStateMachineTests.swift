@@ -9,13 +9,30 @@ final class RequestStateMachineTests: XCTestCase {
     typealias Machine = RequestStateMachine
     typealias Stage = RequestStateMachine.Stage
 
+    /// What the retriers decided, by name (the machine's `failWithRetryError` carries a ``retryFailure``).
+    enum Decision {
+        case retry(after: TimeInterval), doNotRetry, failWithRetryError
+
+        var machineDecision: Machine.RetryDecision {
+            switch self {
+            case let .retry(delay): return .retry(after: delay)
+            case .doNotRetry: return .doNotRetry
+            case .failWithRetryError: return .failWithRetryError(RequestStateMachineTests.retryFailure)
+            }
+        }
+    }
+
+    /// The retrier failure every table row's `failWithRetryError` carries.
+    static let retryFailure = Machine.RetryFailure(retryError: CurlfireError.explicitlyCancelled,
+                                                    originalError: .explicitlyCancelled)
+
     /// An event fed to the machine, by name, so a table row reads as a sentence.
     enum Event {
         case start, cancel, suspend, resume, deadline
         case adapted(Machine.Adaptation, stale: Bool = false)
         case ended(Machine.AttemptVerdict, stale: Bool = false)
         case redirect(follow: Bool, stale: Bool = false)
-        case retry(Machine.RetryDecision, stale: Bool = false)
+        case retry(Decision, stale: Bool = false)
         case delayElapsed(stale: Bool = false)
     }
 
@@ -37,7 +54,7 @@ final class RequestStateMachineTests: XCTestCase {
         case let .adapted(result, stale): return machine.adapted(result, for: stage(stale))
         case let .ended(verdict, stale): return machine.attemptEnded(verdict, for: stage(stale))
         case let .redirect(follow, stale): return machine.redirectDecided(follow: follow, for: stage(stale))
-        case let .retry(decision, stale): return machine.retryDecided(decision, for: stage(stale))
+        case let .retry(decision, stale): return machine.retryDecided(decision.machineDecision, for: stage(stale))
         case let .delayElapsed(stale): return machine.delayElapsed(for: stage(stale))
         }
     }
@@ -76,8 +93,8 @@ final class RequestStateMachineTests: XCTestCase {
         case .idle: return "idle"
         case .adapting: return "adapting"
         case .running: return "running"
-        case .cancelling(_, .user): return "cancelling"
-        case .cancelling(_, .resourceTimeout): return "timingOut"
+        case .cancelling(_, .user, _): return "cancelling"
+        case .cancelling(_, .resourceTimeout, _): return "timingOut"
         case .awaitingRedirectDecision: return "awaitingRedirect"
         case .awaitingRetryDecision: return "awaitingRetry"
         case .delayingRetry: return "delaying"
@@ -97,7 +114,8 @@ final class RequestStateMachineTests: XCTestCase {
         case .askRedirectHandler: return "askRedirectHandler"
         case .askRetriers: return "askRetriers"
         case let .scheduleRetry(delay, _): return "scheduleRetry(\(delay))"
-        case let .finish(kind): return "finish(\(kind))"
+        case .finish(.retryFailed, _): return "finish(retryFailed)" // its payload is not part of the name
+        case let .finish(kind, _): return "finish(\(kind))"
         }
     }
 
@@ -228,6 +246,61 @@ final class RequestStateMachineTests: XCTestCase {
         // An answer for the earlier stage changes nothing.
         XCTAssertEqual(machine.adapted(.succeeded, for: hopStage!), .none)
         XCTAssertEqual(Self.name(machine.state), "adapting")
+    }
+
+    func testThatAttemptsAreCountedWhenTheirAdaptationSucceedsOnly() {
+        // retryCount: an attempt whose adapters failed was never started; a redirect hop is no new attempt.
+        var machine = Self.machine(in: "adapting")
+        XCTAssertEqual(machine.attemptsStarted, 0)
+        Self.feed(&machine, .adapted(.failed))
+        Self.feed(&machine, .retry(.retry(after: 0)))
+        XCTAssertEqual(machine.attemptsStarted, 0)
+        Self.feed(&machine, .adapted(.succeeded))
+        XCTAssertEqual(machine.attemptsStarted, 1)
+        Self.feed(&machine, .ended(.redirect))
+        Self.feed(&machine, .redirect(follow: true))
+        XCTAssertEqual(machine.attemptsStarted, 1)
+        Self.feed(&machine, .ended(.retryable))
+        Self.feed(&machine, .retry(.retry(after: 0)))
+        Self.feed(&machine, .adapted(.succeeded))
+        XCTAssertEqual(machine.attemptsStarted, 2)
+    }
+
+    func testThatAStageResultIsKeptOnlyWhenTheMachineTakesItsEvent() {
+        func result(_ status: String) -> Machine.StageResult {
+            Machine.StageResult(outcome: Transfer.failedOutcome(.invalidURL(url: status), request: nil),
+                                retryableError: .invalidURL(url: status))
+        }
+        func kept(_ machine: Machine) -> String? {
+            if case let .invalidURL(url)? = machine.lastResult?.outcome.error { return url }
+            return nil
+        }
+        var machine = Self.machine(in: "running")
+        let first = machine.stage!
+        _ = machine.attemptEnded(.retryable, result: result("first"), for: first)
+        XCTAssertEqual(kept(machine), "first")
+        _ = machine.retryDecided(.retry(after: 0), for: first)
+        XCTAssertEqual(kept(machine), "first", "kept while the retry adapts: a cancel now delivers it")
+        _ = machine.attemptEnded(.final, result: result("stale"), for: first) // stale: dropped with its result
+        XCTAssertEqual(kept(machine), "first")
+        _ = machine.adapted(.failed, result: result("adapter"), for: machine.stage!)
+        XCTAssertEqual(kept(machine), "adapter")
+        XCTAssertEqual(machine.lastResult?.retryableError.map { "\($0)" }, "\(CurlfireError.invalidURL(url: "adapter"))")
+    }
+
+    func testThatTheDeadlineIsFixedByTheFirstAdaptationAndAStaleOneChangesNothing() {
+        var machine = Self.machine(in: "adapting")
+        let first = machine.stage!
+        machine.adaptationBegan(at: 10, deadline: 500, for: first)
+        XCTAssertEqual(machine.deadline, 500)
+        XCTAssertEqual(machine.attemptStartedAt, 10)
+        _ = machine.adapted(.failed, for: first)
+        _ = machine.retryDecided(.retry(after: 0), for: first)
+        machine.adaptationBegan(at: 20, deadline: 900, for: machine.stage!)
+        XCTAssertEqual(machine.deadline, 500, "fixed once, for the whole request")
+        XCTAssertEqual(machine.attemptStartedAt, 20, "each attempt's Timeline starts anew")
+        machine.adaptationBegan(at: 30, deadline: 900, for: first)
+        XCTAssertEqual(machine.attemptStartedAt, 20, "a stage the machine left changes nothing")
     }
 
     func testThatSuspendAndResumeOfARunningAttemptPauseAndContinueIt() {

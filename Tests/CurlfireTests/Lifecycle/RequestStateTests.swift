@@ -5,21 +5,25 @@ import XCTest
 final class RequestStateTests: XCTestCase {
     func testThatEveryMachineStateMapsToItsPublicState() {
         let stage = RequestStateMachine.Stage(attempt: 1, hop: 0, generation: 1)
-        let table: [(RequestStateMachine.State, Bool, Bool, RequestState)] = [
-            (.idle, false, false, .initialized),
-            (.idle, true, false, .suspended),
-            (.adapting(stage), false, false, .resumed),
-            (.running(stage), false, false, .resumed),
-            (.running(stage), true, false, .suspended),
-            (.awaitingRetryDecision(stage), false, false, .resumed),
-            (.delayingRetry(stage), false, false, .resumed),
-            (.awaitingRedirectDecision(stage), false, false, .resumed),
-            (.cancelling(stage, .user), false, true, .cancelled),
-            (.finished, false, true, .cancelled),
-            (.finished, false, false, .finished),
+        let table: [(RequestStateMachine.State, Bool, RequestState)] = [
+            (.idle, false, .initialized),
+            (.idle, true, .suspended),
+            (.adapting(stage), false, .resumed),
+            (.running(stage), false, .resumed),
+            (.running(stage), true, .suspended),
+            (.awaitingRetryDecision(stage), false, .resumed),
+            (.delayingRetry(stage), false, .resumed),
+            (.awaitingRedirectDecision(stage), false, .resumed),
+            (.cancelling(stage, .user), false, .cancelled),
+            // `finished` carries how the request ended: only `cancel()` makes it `.cancelled`.
+            (.finished(.cancelled), false, .cancelled),
+            (.finished(.lastOutcome), false, .finished),
+            (.finished(.resourceTimedOut), false, .finished),
+            (.finished(.tooManyRedirects), false, .finished),
+            (.finished(.retryFailed(RequestStateMachineTests.retryFailure)), false, .finished),
         ]
-        for (state, suspended, cancelled, expected) in table {
-            XCTAssertEqual(RequestState(state, isSuspended: suspended, cancelledByUser: cancelled), expected, "\(state)")
+        for (state, suspended, expected) in table {
+            XCTAssertEqual(RequestState(state, isSuspended: suspended), expected, "\(state)")
         }
     }
 }

@@ -1,0 +1,103 @@
+@testable import Curlfire
+import XCTest
+
+/// The machine holds the request's timers. The retry-delay timer is the `delayingRetry` state's own:
+/// stored when the owner reports it armed, handed back for cancelling when the request leaves the stage
+/// early, dropped when it fires. The deadline timer is armed once per request and handed back by every
+/// `finish`. No libcurl, no network, no real timer.
+final class RequestStateMachineTimerTests: XCTestCase {
+    typealias Machine = RequestStateMachine
+
+    /// A timer that counts its cancels.
+    private func timer(_ cancels: Recorder<String>) -> Machine.StageTimer {
+        Machine.StageTimer { cancels.append("cancel") }
+    }
+
+    private func delaying(_ impossible: Recorder<String>) -> Machine {
+        RequestStateMachineTests.machine(in: "delaying", impossible: impossible)
+    }
+
+    func testThatCancelDuringARetryDelayHandsItsTimerBackToBeCancelled() {
+        let impossible = Recorder<String>()
+        var machine = delaying(impossible)
+        let armed = timer(Recorder<String>())
+        XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
+        guard case .delayingRetry(_, armed?) = machine.state else { return XCTFail("\(machine.state)") }
+        XCTAssertEqual(machine.cancel(), .finish(.cancelled, cancelling: [armed]))
+        XCTAssertEqual(impossible.all, [])
+    }
+
+    func testThatTheDeadlineDuringARetryDelayHandsItsTimerBackToBeCancelled() {
+        let impossible = Recorder<String>()
+        var machine = delaying(impossible)
+        let armed = timer(Recorder<String>())
+        XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
+        XCTAssertEqual(machine.resourceDeadlineElapsed(), .finish(.resourceTimedOut, cancelling: [armed]))
+        XCTAssertEqual(impossible.all, [])
+    }
+
+    func testThatAFiredTimerIsDroppedAndTheNextStageHoldsNoTimer() {
+        let impossible = Recorder<String>()
+        var machine = delaying(impossible)
+        let stage = machine.stage!
+        XCTAssertTrue(machine.retryTimerArmed(timer(Recorder<String>()), for: stage))
+        XCTAssertEqual(RequestStateMachineTests.name(machine.delayElapsed(for: stage)), "adapt")
+        XCTAssertEqual(machine.cancel(), .finish(.cancelled), "nothing left to cancel")
+        XCTAssertEqual(impossible.all, [])
+    }
+
+    func testThatATimerArmedAfterTheStageWasLeftIsTheOwnersToCancel() {
+        let impossible = Recorder<String>()
+        var cancelled = delaying(impossible)
+        let stage = cancelled.stage!
+        XCTAssertEqual(cancelled.cancel(), .finish(.cancelled))
+        XCTAssertFalse(cancelled.retryTimerArmed(timer(Recorder<String>()), for: stage), "stale: not kept")
+        var fired = delaying(impossible)
+        let firedStage = fired.stage!
+        _ = fired.delayElapsed(for: firedStage) // fired before the owner reported it armed
+        XCTAssertFalse(fired.retryTimerArmed(timer(Recorder<String>()), for: firedStage))
+        XCTAssertEqual(impossible.all, [], "a stage left meanwhile is stale, not impossible")
+    }
+
+    func testThatArmingTwiceOrOutsideARetryDelayIsImpossible() {
+        let impossible = Recorder<String>()
+        var machine = delaying(impossible)
+        let stage = machine.stage!
+        XCTAssertTrue(machine.retryTimerArmed(timer(Recorder<String>()), for: stage))
+        XCTAssertFalse(machine.retryTimerArmed(timer(Recorder<String>()), for: stage))
+        XCTAssertEqual(impossible.all.count, 1)
+        var running = RequestStateMachineTests.machine(in: "running", impossible: impossible)
+        XCTAssertFalse(running.retryTimerArmed(timer(Recorder<String>()), for: running.stage!))
+        XCTAssertEqual(impossible.all.count, 2)
+        guard case .running = running.state else { return XCTFail("ignored: \(running.state)") }
+    }
+
+    func testThatTheDeadlineTimerIsClaimedOnceAndHandedBackByTheFinish() {
+        let impossible = Recorder<String>()
+        var machine = RequestStateMachineTests.machine(in: "awaitingRetry", impossible: impossible)
+        XCTAssertTrue(machine.claimDeadlineTimer())
+        XCTAssertFalse(machine.claimDeadlineTimer(), "armed once")
+        let deadline = timer(Recorder<String>())
+        XCTAssertTrue(machine.deadlineTimerArmed(deadline))
+        XCTAssertEqual(machine.deadlineTimer, .armed(deadline))
+        XCTAssertEqual(machine.retryDecided(.retry(after: 30), for: machine.stage!),
+                       .scheduleRetry(after: 30, machine.stage!))
+        let retry = timer(Recorder<String>())
+        XCTAssertTrue(machine.retryTimerArmed(retry, for: machine.stage!))
+        XCTAssertEqual(machine.cancel(), .finish(.cancelled, cancelling: [retry, deadline]))
+        XCTAssertFalse(machine.claimDeadlineTimer(), "a finished request arms nothing")
+        XCTAssertEqual(impossible.all, [])
+    }
+
+    func testThatADeadlineTimerArmedAfterTheEndIsTheOwnersToCancel() {
+        let impossible = Recorder<String>()
+        var machine = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
+        XCTAssertTrue(machine.claimDeadlineTimer())
+        XCTAssertEqual(machine.cancel(), .finish(.cancelled), "claimed, not reported yet: nothing to hand back")
+        XCTAssertFalse(machine.deadlineTimerArmed(timer(Recorder<String>())))
+        XCTAssertEqual(impossible.all, [])
+        var unclaimed = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
+        XCTAssertFalse(unclaimed.deadlineTimerArmed(timer(Recorder<String>())))
+        XCTAssertEqual(impossible.all.count, 1, "a timer nobody claimed is impossible")
+    }
+}
