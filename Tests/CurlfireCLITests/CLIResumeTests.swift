@@ -70,8 +70,22 @@ final class CLIResumeTests: XCTestCase {
         let binary = try XCTUnwrap(CLIHarness.binary)
         let url = self.url(.slow, size: 6_000_000)
         let file = directory + "/slow.bin"
+        // Ctrl-C must land after the body started: a fixed sleep raced a slow start of the binary
+        // (under ThreadSanitizer on a loaded machine, 0.5 s was not enough to reach the response).
+        // So the script waits for `<file>.go`, made 0.4 s after the server saw the request (about
+        // 1.6 MB of the 6 MB at the server's pace), or gives up waiting after 20 s.
+        let go = file + ".go"
+        let server = self.server!
+        DispatchQueue.global().async {
+            let deadline = Date().addingTimeInterval(20)
+            while server.requests(for: "/slow/6000000").isEmpty, Date() < deadline { usleep(20_000) }
+            usleep(400_000)
+            _ = FileManager.default.createFile(atPath: go, contents: nil)
+        }
         // Job control on, so the background job does not start with SIGINT ignored.
-        let script = "set -m; \"$0\" -d -o \"$1\" \"$2\" 2>\"$1.err\" & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; echo $?"
+        let script = "set -m; \"$0\" -d -o \"$1\" \"$2\" 2>\"$1.err\" & pid=$!; n=0; "
+            + "while [ ! -e \"$1.go\" ] && [ $n -lt 500 ]; do sleep 0.05; n=$((n+1)); done; "
+            + "kill -INT $pid; wait $pid; echo $?"
         let interrupted = try Subprocess.runShell(script, binary, file, url)
         let stderr = (try? String(contentsOfFile: file + ".err", encoding: .utf8)) ?? ""
         XCTAssertEqual(interrupted.trimmingCharacters(in: .whitespacesAndNewlines), "1", stderr)
