@@ -247,6 +247,20 @@ struct AttemptPlan: Sendable {
 
     // MARK: - Headers
 
+    /// The `CURLOPT_HTTPHEADER` list of a hop: `lines`, then `Accept-Encoding: value` when the hop
+    /// asks for an encoding. ``acceptEncoding`` also goes to `CURLOPT_ACCEPT_ENCODING`, which is what
+    /// makes libcurl decode the body; with the header already in the list, libcurl sends that line
+    /// instead of formatting its own `Accept-Encoding` line into a new allocation for every request.
+    /// An empty value stays libcurl's alone (it then offers every encoding it can decode).
+    static func curlHeaderList(_ lines: [String], acceptEncoding: String?) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines { list = curl_slist_append(list, line) }
+        if let acceptEncoding, !acceptEncoding.isEmpty {
+            list = curl_slist_append(list, "Accept-Encoding: \(acceptEncoding)")
+        }
+        return list
+    }
+
     /// libcurl's header lines from the request's headers plus the session's defaults the request
     /// does not set (names compared ASCII-case-insensitively without Foundation).
     static func headerLines(request: URLRequest, defaults: HTTPHeaders, hasBody: Bool)

@@ -121,9 +121,7 @@ final class CurlAttempt: @unchecked Sendable {
             headerList = shared.plainList // owned by the session's lines, which the plan retains
             ownsHeaderList = false
         } else {
-            var list: UnsafeMutablePointer<curl_slist>?
-            for line in plan.headerLines { list = curl_slist_append(list, line) }
-            headerList = list
+            headerList = AttemptPlan.curlHeaderList(plan.headerLines, acceptEncoding: plan.acceptEncoding)
             ownsHeaderList = true
         }
     }
