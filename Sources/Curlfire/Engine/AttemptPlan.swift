@@ -185,6 +185,10 @@ struct AttemptPlan: Sendable {
     private func writeProxy<Writer: CurlOptionWriter>(to writer: inout Writer) {
         if options.proxy == .none {
             writer.string(CURLOPT_PROXY, "")
+            // No proxy, so no proxy TLS: libcurl still copies the proxy's CA file and directory
+            // paths into every new connection's settings (two allocations per request for nothing).
+            writer.string(CURLOPT_PROXY_CAINFO, nil)
+            writer.string(CURLOPT_PROXY_CAPATH, nil)
             return
         }
         // A tunnel's `200 Connection established` is not the response: without it a request whose
