@@ -93,23 +93,14 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
         set { mutate { $0.totalDuration = newValue } }
     }
     /// Number of redirects followed.
-    ///
-    /// Setting the value it already has copies nothing: every request sets both redirect values
-    /// on its metrics (0 for a request that was not redirected) while the attempt's result still
-    /// shares the box.
     public var redirectCount: Int {
         get { storage.values.redirectCount }
-        set { if newValue != storage.values.redirectCount { mutate { $0.redirectCount = newValue } } }
+        set { mutate { $0.redirectCount = newValue } }
     }
     /// Seconds spent on redirects before the final transfer.
     public var redirectDuration: TimeInterval {
         get { storage.values.redirectDuration }
-        set {
-            // Bit patterns: -0 and NaN are stored as given.
-            if newValue.bitPattern != storage.values.redirectDuration.bitPattern {
-                mutate { $0.redirectDuration = newValue }
-            }
-        }
+        set { mutate { $0.redirectDuration = newValue } }
     }
     /// Request bytes sent: headers (`CURLINFO_REQUEST_SIZE`) plus body (`CURLINFO_SIZE_UPLOAD_T`).
     public var bytesSent: Int64 {

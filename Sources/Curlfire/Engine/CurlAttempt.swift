@@ -86,8 +86,10 @@ final class CurlAttempt: @unchecked Sendable {
     var live: LiveAttempt?
     /// How many times this hop was already sent again unseen (UnprocessedStreamReplay.swift).
     var replays = 0
-    /// The record of this attempt's options, kept with its handle when it completes (EasyHandleReuse.swift); engine thread.
-    var handleRecord: EasyHandleRecord?
+    /// The pooled handle the attempt runs on, with its error buffer and the record of this attempt's
+    /// options (kept with it when the attempt completes, EasyHandleReuse.swift); the engine takes it
+    /// back when the attempt ends. Engine thread only.
+    var pooledHandle: PooledEasyHandle?
     /// transport: the bandwidth limits, `nil` when unset (RatePacer.swift); engine thread only.
     private var downloadPacer: RatePacer?
     private var uploadPacer: RatePacer?
@@ -119,9 +121,7 @@ final class CurlAttempt: @unchecked Sendable {
             headerList = shared.plainList // owned by the session's lines, which the plan retains
             ownsHeaderList = false
         } else {
-            var list: UnsafeMutablePointer<curl_slist>?
-            for line in plan.headerLines { list = curl_slist_append(list, line) }
-            headerList = list
+            headerList = AttemptPlan.curlHeaderList(plan.headerLines, acceptEncoding: plan.acceptEncoding)
             ownsHeaderList = true
         }
     }
@@ -129,16 +129,16 @@ final class CurlAttempt: @unchecked Sendable {
     private var bodyLength: Int64 { plan.bodyLength }
     private var isHTTPS: Bool { plan.isHTTPS }
 
-    /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`); taken from and
-    /// given back to ``ErrorBufferPool`` (in deinit).
-    private let errorBuffer = ErrorBufferPool.take()
+    /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`): the buffer of
+    /// the pooled handle the attempt runs on (PooledEasyHandle.swift), emptied when it is configured;
+    /// `nil` before that. Read only in ``finish(code:)``, before the engine pools the handle again.
+    private var errorBuffer: UnsafeMutablePointer<CChar>?
 
     deinit {
         if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
         if let resolveList { curl_slist_free_all(resolveList) }
         if let proxyHeaderList { curl_slist_free_all(proxyHeaderList) }
-        ErrorBufferPool.give(errorBuffer)
     }
 
     // MARK: - Configuration (engine thread)
@@ -180,19 +180,22 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
-    /// Configures `easy` for this attempt. Returns an error instead of starting when a setting is refused.
+    /// Configures the pooled `handle` for this attempt. Returns an error instead of starting when a
+    /// setting is refused.
     ///
-    /// - Parameter record: The pooled handle's record of its last plan (`nil`: new or reset), and on
-    ///   return the one to keep with it (EasyHandleReuse.swift).
-    func configure(easy: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?,
-                   record: inout EasyHandleRecord?) -> CurlfireError? {
+    /// - Parameter handle: The handle, with its record of its last plan (`nil`: new or reset); on
+    ///   return its record is the one to keep with it (EasyHandleReuse.swift).
+    func configure(handle: inout PooledEasyHandle, share: UnsafeMutableRawPointer?) -> CurlfireError? {
+        let easy = handle.easy
         self.easy = easy
+        handle.clearErrorMessage()
+        errorBuffer = handle.errorBuffer
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard request.url != nil else { return .invalidURL(url: "nil") }
         if let failure = reader.open(wake: { [weak transfer] in transfer?.continueStreamedBody() }) { return failure }
         var writer = EasyWriter(handle: easy)
         EasyHandleReuse.write(plan, eligible: EasyHandleReuse.isEligible(plan, replays: replays), easy: easy,
-                              to: &writer, record: &record)
+                              to: &writer, record: &handle.record)
         func set(_ code: CURLcode, _ option: CURLoption) {
             if code != CURLE_OK, writer.refused == nil { writer.refused = (code, option) }
         }
@@ -202,7 +205,7 @@ final class CurlAttempt: @unchecked Sendable {
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), CURLOPT_WRITEDATA)
         set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_HEADERFUNCTION, curlfireHeaderCallback), CURLOPT_HEADERFUNCTION)
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), CURLOPT_HEADERDATA)
-        set(cfcurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
+        set(cfcurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer), CURLOPT_ERRORBUFFER)
         set(cfcurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), CURLOPT_HTTPHEADER)
         // A replay (UnprocessedStreamReplay.swift) never goes back to a connection that refused it.
         if replays > 0 { set(cfcurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1), CURLOPT_FRESH_CONNECT) }
@@ -411,7 +414,7 @@ final class CurlAttempt: @unchecked Sendable {
         }
         if sinkFailed, let sinkError = (sink as? FailableSink)?.failure { return .sinkFailure(sinkError) }
         var message = CurlCodeMapping.message(for: code)
-        if errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }
+        if let errorBuffer, errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }
         if code == CURLE_SSL_CONNECT_ERROR, isHTTPS,
            let refusal = TLSProtocolRefusal(handshakeMessage: message, policy: options.tlsProtocolPolicy) {
             return .tlsProtocolRefused(refusal, message: message)

@@ -71,10 +71,10 @@ enum EasyHandleReuse {
         curl_easy_reset(easy)
     }
 
-    /// Clears the pointers into a finished attempt from a handle pooled without a reset (its error
-    /// buffer and header list are freed with the attempt); the next attempt sets its own.
+    /// Clears the pointers into a finished attempt from a handle pooled without a reset (its header
+    /// list is freed with the attempt); the next attempt sets its own. The error buffer is the
+    /// handle's own (PooledEasyHandle.swift) and stays.
     static func park(_ easy: UnsafeMutableRawPointer) {
-        _ = cfcurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, nil)
         _ = cfcurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
         _ = cfcurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, nil)
     }

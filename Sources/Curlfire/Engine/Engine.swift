@@ -37,9 +37,9 @@ final class Engine: @unchecked Sendable {
 
     // Engine-thread state.
     private var active: [ObjectIdentifier: CurlAttempt] = [:]
-    /// Idle easy handles, each with the record of the plan it still carries when it was pooled
-    /// without a reset (EasyHandleReuse.swift).
-    private var pool: [(easy: UnsafeMutableRawPointer, record: EasyHandleRecord?)] = []
+    /// Idle easy handles, each with its error buffer and the record of the plan it still carries
+    /// when it was pooled without a reset (PooledEasyHandle.swift, EasyHandleReuse.swift).
+    private var pool: [PooledEasyHandle] = []
     /// Every trust bridge a handle was configured with: cached connections keep an unretained
     /// pointer to theirs in their `SSL_CTX`, so they live until the multi handle is cleaned up.
     private var trustKeepAlive: [ObjectIdentifier: AnyObject] = [:]
@@ -179,10 +179,10 @@ final class Engine: @unchecked Sendable {
     /// lifecycle: lends a pooled (or new) easy handle attached to the share handle to `body`, then
     /// resets and pools it again. The body is library code (cookie-list calls), never user code.
     private func runWithShareHandle(_ body: (UnsafeMutableRawPointer?) -> Void) {
-        guard let easy = takeHandle(reset: true)?.easy else { return body(nil) }
-        if let share { _ = cfcurl_easy_setopt_ptr(easy, CURLOPT_SHARE, UnsafeMutableRawPointer(share)) }
-        body(easy)
-        recycle(easy)
+        guard let handle = takeHandle(reset: true) else { return body(nil) }
+        if let share { _ = cfcurl_easy_setopt_ptr(handle.easy, CURLOPT_SHARE, UnsafeMutableRawPointer(share)) }
+        body(handle.easy)
+        recycle(handle)
     }
 
     private func add(_ attempt: CurlAttempt) {
@@ -191,7 +191,7 @@ final class Engine: @unchecked Sendable {
             attempt.transfer.attemptDidFinish(attempt.finish(ending: .cancelled))
             return
         }
-        guard let (easy, pooledRecord) = takeHandle(reset: false) else {
+        guard var handle = takeHandle(reset: false) else {
             attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_OUT_OF_MEMORY))
             return
         }
@@ -204,20 +204,26 @@ final class Engine: @unchecked Sendable {
             // Its connections' SSL_CTX ex_data points at it, unretained, as at a bridge.
             trustKeepAlive[ObjectIdentifier(keyLog)] = keyLog
         }
-        var record = consume pooledRecord
-        let refusal = attempt.configure(easy: easy, share: share, record: &record)
-        attempt.handleRecord = record
+        let refusal = attempt.configure(handle: &handle, share: share)
         if let error = refusal {
             active[ObjectIdentifier(attempt)] = nil
-            recycle(easy)
-            attempt.transfer.attemptDidFinish(attempt.finish(ending: .refusedBeforeSending(error)))
+            // The result first: the handle's error buffer is freed if the pool is full.
+            let result = attempt.finish(ending: .refusedBeforeSending(error))
+            handle.record = nil
+            recycle(handle)
+            attempt.transfer.attemptDidFinish(result)
             return
         }
-        if curl_multi_add_handle(multi, UnsafeMutableRawPointer(easy)) != CURLM_OK {
+        if curl_multi_add_handle(multi, UnsafeMutableRawPointer(handle.easy)) != CURLM_OK {
             active[ObjectIdentifier(attempt)] = nil
-            recycle(easy)
-            attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_FAILED_INIT))
-        } else if attempt.transfer.isSuspended {
+            let result = attempt.finish(code: CURLE_FAILED_INIT)
+            handle.record = nil
+            recycle(handle)
+            attempt.transfer.attemptDidFinish(result)
+            return
+        }
+        attempt.pooledHandle = handle
+        if attempt.transfer.isSuspended {
             attempt.paused = true
         } else {
             attempt.startIdleClock()
@@ -298,11 +304,12 @@ final class Engine: @unchecked Sendable {
         assert(isCurrentThread, "engine-thread state touched from another thread")
         guard active.removeValue(forKey: ObjectIdentifier(attempt)) != nil else { return }
         let result = ending.map { attempt.finish(ending: $0) } ?? attempt.finish(code: code)
-        if let easy = attempt.easy {
-            curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
+        if var handle = attempt.pooledHandle {
+            attempt.pooledHandle = nil
+            curl_multi_remove_handle(multi, UnsafeMutableRawPointer(handle.easy))
             // Only a completed attempt leaves its handle in a known state worth keeping.
-            if case .completed = result.ending { recycle(easy, keeping: attempt.handleRecord) } else { recycle(easy) }
-            attempt.handleRecord = nil
+            if case .completed = result.ending {} else { handle.record = nil }
+            recycle(handle)
         }
         // An HTTP/2 stream the server never processed is sent again, unseen (UnprocessedStreamReplay.swift).
         if ending == nil, UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
@@ -310,24 +317,25 @@ final class Engine: @unchecked Sendable {
     }
 
     /// Pools a handle: reset, or — with the record of a completed attempt's plan — as it is, so the
-    /// next attempt of the same shape sets only what differs (EasyHandleReuse.swift).
-    private func recycle(_ easy: UnsafeMutableRawPointer, keeping record: EasyHandleRecord? = nil) {
+    /// next attempt of the same shape sets only what differs (EasyHandleReuse.swift). Its error
+    /// buffer stays with it; both are freed when the pool is full.
+    private func recycle(_ handle: PooledEasyHandle) {
         if pool.count < Self.poolLimit {
-            if record != nil {
-                EasyHandleReuse.park(easy)
+            if handle.record != nil {
+                EasyHandleReuse.park(handle.easy)
             } else {
-                EasyHandleReuse.reset(easy)
+                EasyHandleReuse.reset(handle.easy)
             }
-            pool.append((easy, record))
+            pool.append(handle)
         } else {
-            curl_easy_cleanup(UnsafeMutableRawPointer(easy))
+            handle.cleanup()
         }
     }
 
     /// A pooled handle (the most recently used first: the likeliest to match) or a new one; reset
     /// first when `reset` is true.
-    private func takeHandle(reset: Bool) -> (easy: UnsafeMutableRawPointer, record: EasyHandleRecord?)? {
-        guard var taken = pool.popLast() else { return curl_easy_init().map { ($0, nil) } }
+    private func takeHandle(reset: Bool) -> PooledEasyHandle? {
+        guard var taken = pool.popLast() else { return PooledEasyHandle.make() }
         if reset, taken.record != nil {
             EasyHandleReuse.reset(taken.easy)
             taken.record = nil
@@ -349,13 +357,14 @@ final class Engine: @unchecked Sendable {
         for attempt in Array(active.values) {
             active[ObjectIdentifier(attempt)] = nil
             let result = attempt.finish(ending: .sessionDeinitialized)
-            if let easy = attempt.easy {
-                curl_multi_remove_handle(multi, UnsafeMutableRawPointer(easy))
-                curl_easy_cleanup(UnsafeMutableRawPointer(easy))
+            if let handle = attempt.pooledHandle {
+                attempt.pooledHandle = nil
+                curl_multi_remove_handle(multi, UnsafeMutableRawPointer(handle.easy))
+                handle.cleanup()
             }
             attempt.transfer.attemptDidFinish(result)
         }
-        for (easy, _) in pool { curl_easy_cleanup(UnsafeMutableRawPointer(easy)) }
+        for handle in pool { handle.cleanup() }
         pool.removeAll()
         curl_multi_cleanup(multi)
         if let share { curl_share_cleanup(share) }

@@ -110,9 +110,16 @@ extension RequestStateMachine {
         var credentialDropped = false
 
         /// Adds the redirects followed before this hop to its metrics, then counts this hop.
+        ///
+        /// A value the metrics already hold is not set again: every hop records both (0 for a
+        /// request that was not redirected) while the attempt's result still shares the metrics'
+        /// copy-on-write box, so setting it would copy the box for nothing.
         mutating func record(_ metrics: inout TransferMetrics) {
-            metrics.redirectCount = redirectCount
-            metrics.redirectDuration = redirectDuration
+            if metrics.redirectCount != redirectCount { metrics.redirectCount = redirectCount }
+            // Bit patterns: -0 and NaN are stored as given.
+            if metrics.redirectDuration.bitPattern != redirectDuration.bitPattern {
+                metrics.redirectDuration = redirectDuration
+            }
             redirectCount += 1
             redirectDuration += metrics.totalDuration
         }

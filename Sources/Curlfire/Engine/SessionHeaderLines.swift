@@ -13,15 +13,13 @@ final class SessionHeaderLines: @unchecked Sendable {
     let plainLines: [String]
     /// The `Accept-Encoding` default, for `CURLOPT_ACCEPT_ENCODING`.
     let acceptEncoding: String?
-    /// ``plainLines`` as a libcurl list, freed with this object.
+    /// ``plainLines`` (and the `Accept-Encoding` line) as a libcurl list, freed with this object.
     let plainList: UnsafeMutablePointer<curl_slist>?
 
     init(defaults: HTTPHeaders) {
         let empty = URLRequest(url: URL(fileURLWithPath: "/"))
         (plainLines, acceptEncoding) = AttemptPlan.headerLines(request: empty, defaults: defaults, hasBody: false)
-        var list: UnsafeMutablePointer<curl_slist>?
-        for line in plainLines { list = curl_slist_append(list, line) }
-        plainList = list
+        plainList = AttemptPlan.curlHeaderList(plainLines, acceptEncoding: acceptEncoding)
     }
 
     /// Whether `request` sends exactly ``plainLines``: no header fields of its own, no body, not a `POST`.

@@ -135,23 +135,17 @@ final class HeadersAndErrorsTests: XCTestCase {
     }
 }
 
-final class ErrorBufferPoolTests: XCTestCase {
-    /// A reused buffer reads as an empty message: the last attempt's message never shows in the next
-    /// attempt's error (the engine reads the buffer up to its first NUL).
-    func testThatABufferTakenAgainHoldsNoOldMessage() {
-        var taken: [UnsafeMutablePointer<CChar>] = []
-        for _ in 0..<8 {
-            let buffer = ErrorBufferPool.take()
-            XCTAssertEqual(buffer[0], 0)
-            _ = "Could not resolve host: old.example".withCString { strcpy(buffer, $0) }
-            taken.append(buffer)
-        }
-        for buffer in taken { ErrorBufferPool.give(buffer) }
-        for _ in 0..<8 {
-            let buffer = ErrorBufferPool.take()
-            XCTAssertEqual(buffer[0], 0, "an old message survived")
-            XCTAssertEqual(String(validatingCString: buffer), "")
-            ErrorBufferPool.give(buffer)
-        }
+final class PooledEasyHandleTests: XCTestCase {
+    /// A pooled handle's error buffer, emptied for the next attempt, reads as an empty message: the
+    /// last attempt's message never shows in the next attempt's error (read up to its first NUL).
+    func testThatAClearedBufferHoldsNoOldMessage() throws {
+        let handle = try XCTUnwrap(PooledEasyHandle.make())
+        defer { handle.cleanup() }
+        XCTAssertEqual(handle.errorBuffer[0], 0, "a new buffer starts empty")
+        _ = "Could not resolve host: old.example".withCString { strcpy(handle.errorBuffer, $0) }
+        XCTAssertEqual(String(validatingCString: handle.errorBuffer), "Could not resolve host: old.example")
+        handle.clearErrorMessage()
+        XCTAssertEqual(String(validatingCString: handle.errorBuffer), "", "an old message survived")
+        XCTAssertNil(handle.record, "a new handle carries no plan's record")
     }
 }

@@ -93,6 +93,24 @@ final class AttemptPlanTests: XCTestCase {
         XCTAssertTrue(options.trust.isEmpty)
     }
 
+    /// libcurl copies every CA path it holds into each new connection's TLS settings, once per
+    /// request: a plain-HTTP hop drops Debian's CA directory as an HTTPS hop does, and a session
+    /// without a proxy drops the proxy's CA file and directory. The origin's CA file stays.
+    func testThatNoHopCarriesCAPathsItNeverUses() throws {
+        for url in ["http://127.0.0.1:1/get", "https://127.0.0.1:1/get"] {
+            let (_, options) = try plan(SessionManager(), url)
+            XCTAssertEqual(options.strings[CURLOPT_CAPATH.rawValue], .some(nil), url)
+            XCTAssertEqual(options.strings[CURLOPT_PROXY_CAPATH.rawValue], .some(nil), url)
+            XCTAssertEqual(options.strings[CURLOPT_PROXY_CAINFO.rawValue], .some(nil), url)
+            XCTAssertFalse(options.strings.keys.contains(CURLOPT_CAINFO.rawValue), "\(url): the system bundle stays")
+        }
+        var configuration = SessionConfiguration()
+        configuration.proxy = .http(host: "proxy.test", port: 3128)
+        let (_, proxied) = try plan(SessionManager(configuration: configuration), "https://127.0.0.1:1/get")
+        XCTAssertFalse(proxied.strings.keys.contains(CURLOPT_PROXY_CAPATH.rawValue), "a proxy's own CA settings are left alone")
+        XCTAssertFalse(proxied.strings.keys.contains(CURLOPT_PROXY_CAINFO.rawValue))
+    }
+
     func testMethodsAndBodies() throws {
         let session = SessionManager()
         let (_, get) = try plan(session, "http://h/")

@@ -222,7 +222,10 @@ final class AttemptPlanTransportTests: XCTestCase {
         ].reduce(into: []) { $0.insert($1.rawValue) }
         XCTAssertEqual(Set(written.longs.keys), expectedLongs, "the plain request's options, nothing added")
         XCTAssertTrue(written.offsets.isEmpty)
-        let expectedStrings: Set<UInt32> = [CURLOPT_URL, CURLOPT_PROTOCOLS_STR, CURLOPT_ACCEPT_ENCODING, CURLOPT_PROXY, CURLOPT_COOKIEFILE]
+        // The three CA paths are cleared on every plain hop: libcurl copies each into every new
+        // connection structure (AttemptPlanTests.testThatNoHopCarriesCAPathsItNeverUses).
+        let expectedStrings: Set<UInt32> = [CURLOPT_URL, CURLOPT_PROTOCOLS_STR, CURLOPT_ACCEPT_ENCODING, CURLOPT_PROXY,
+                                            CURLOPT_PROXY_CAINFO, CURLOPT_PROXY_CAPATH, CURLOPT_COOKIEFILE, CURLOPT_CAPATH]
             .reduce(into: []) { $0.insert($1.rawValue) }
         XCTAssertEqual(Set(written.strings.keys), expectedStrings)
     }
