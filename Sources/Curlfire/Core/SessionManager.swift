@@ -28,6 +28,9 @@ public final class SessionManager: @unchecked Sendable {
     /// The serial queue completion handlers run on when a call names no queue. Not the main
     /// queue: on Linux the main queue runs only under `dispatchMain()` or a running `RunLoop`.
     public let callbackQueue: DispatchQueue
+    /// Whether ``callbackQueue`` is the serial queue the session made (not one the caller gave,
+    /// which may be concurrent): its handlers are then batched per engine turn (Engine/DeliveryBatch.swift).
+    let ownsCallbackQueue: Bool
     /// Where response serializers run before their completion handler is called on its own queue,
     /// as Alamofire 5's `serializationQueue`, so heavy parsing does not hold up completions on the
     /// callback queue. `nil` (the default): a serializer runs on its completion handler's queue,
@@ -129,6 +132,7 @@ public final class SessionManager: @unchecked Sendable {
         eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
+        ownsCallbackQueue = callbackQueue == nil // serial: made just above (Engine/DeliveryBatch.swift)
         let pool = ConnectionPoolSettings(configuration)
         connectionPool = pool.hasConnectionOptions ? pool : nil
         engine = executor ?? Engine(label: "curlfire-engine",

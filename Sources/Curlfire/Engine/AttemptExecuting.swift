@@ -27,6 +27,20 @@ protocol AttemptExecuting: AnyObject, Sendable {
     /// Stops the executor: attempts still in it end with ``AttemptEnding/sessionDeinitialized``.
     /// Returns once it has stopped; called once, when its session goes away.
     func shutdown()
+
+    /// Gives `outcome` to a response handler's `run` on `queue`, later and never inline. `serial`
+    /// says `queue` is known to be serial: the engine then hands every handler it releases for
+    /// that queue in one loop turn over as one block (DeliveryBatch.swift). Called under no lock.
+    func deliver(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
+                 on queue: DispatchQueue, serial: Bool)
+}
+
+extension AttemptExecuting {
+    /// One block per handler (an executor that does not batch: the fake engine of unit tests).
+    func deliver(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
+                 on queue: DispatchQueue, serial: Bool) {
+        queue.async { run(outcome) }
+    }
 }
 
 extension Engine: AttemptExecuting {}

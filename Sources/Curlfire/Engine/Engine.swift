@@ -49,6 +49,9 @@ final class Engine: @unchecked Sendable {
     /// transport: the attempts with a bandwidth limit (RatePacer), resumed when their pacer's hold
     /// ends; empty unless a limit is set, so other sessions pay one `isEmpty` per turn.
     private var paced: [ObjectIdentifier: CurlAttempt] = [:]
+    /// The handlers for serial queues that this turn of the loop released, handed out as one block
+    /// per queue before the thread next sleeps (``deliver(_:to:on:serial:)``).
+    private var deliveries = DeliveryBatch()
 
     /// Creates the engine and starts its thread.
     init(label: String, maximumConnectionsPerHost: Int,
@@ -116,6 +119,19 @@ final class Engine: @unchecked Sendable {
         if Thread.current !== thread { stopped.wait() }
     }
 
+    /// Gives `outcome` to a handler on `queue`. On the engine thread, a handler for a serial queue
+    /// joins this loop turn's batch (DeliveryBatch.swift): the queue then gets every handler of
+    /// the turn in one block, in the order they were released. Elsewhere, or for a queue that may
+    /// be concurrent, one block each.
+    func deliver(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
+                 on queue: DispatchQueue, serial: Bool) {
+        if serial, isCurrentThread {
+            deliveries.add(run, outcome: outcome, on: queue)
+        } else {
+            queue.async { run(outcome) }
+        }
+    }
+
     // MARK: - The loop (engine thread)
 
     private func run() {
@@ -135,6 +151,7 @@ final class Engine: @unchecked Sendable {
             collectFinished()
             expireIdleAttempts()
             let paceWait = paced.isEmpty ? 100 : resumePacedAttempts()
+            if !deliveries.isEmpty { deliveries.flush() } // one block per serial queue for this turn
             lock.lock()
             let more = !commands.isEmpty || isShuttingDown
             isSleeping = !more
@@ -364,6 +381,7 @@ final class Engine: @unchecked Sendable {
             }
             attempt.transfer.attemptDidFinish(result)
         }
+        deliveries.flush() // what this last turn released
         for handle in pool { handle.cleanup() }
         pool.removeAll()
         curl_multi_cleanup(multi)

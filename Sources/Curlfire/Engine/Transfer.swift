@@ -227,11 +227,21 @@ final class Transfer: @unchecked Sendable {
     private func drain(_ outcome: TransferOutcome) {
         while let handler = lock.withLock({ machine.nextHandler() }) {
             if let queue = handler.queue {
-                queue.async { handler.run(outcome) }
+                hand(outcome, to: handler.run, on: queue)
             } else {
                 handler.run(outcome)
             }
         }
+    }
+
+    /// Dispatches a handler to its queue; on the engine thread, handlers for a serial queue go out
+    /// in one block per loop turn (Engine/DeliveryBatch.swift). A function of its own: written inline
+    /// in the drain loop, the call made the Swift 6.3.1 optimizer crash in release builds (a SIL
+    /// verification failure in OwnershipModelEliminator on `drain`).
+    @inline(never)
+    private func hand(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
+                      on queue: DispatchQueue) {
+        session.engine.deliver(outcome, to: run, on: queue, serial: session.isKnownSerial(queue))
     }
 
     // MARK: - Requests without a handler (Alamofire 4's startRequestsImmediately)

@@ -54,9 +54,9 @@ final class CompositeEventMonitor: Sendable {
     /// Posts `name` on `NotificationCenter.default` with the request under ``Foundation/Notification/Key/Task``.
     ///
     /// Posts are queued in order and drained by one block on ``notificationQueue``: while a drain is
-    /// scheduled, a new post only joins the queue, so requests finishing within the same millisecond
-    /// wake that queue once instead of once each (a thread wake-up per notification was a measurable
-    /// share of a small request's CPU).
+    /// scheduled, a new post only joins the queue, so requests finishing within the same
+    /// ``postingDelayMilliseconds`` wake that queue once instead of once each (a thread wake-up per
+    /// notification was a measurable share of a small request's CPU).
     func post(_ name: Notification.Name, request: any Request) {
         let schedules = Self.pendingPosts.withLock { pending -> Bool in
             pending.posts.append((name, request))
@@ -74,10 +74,16 @@ final class CompositeEventMonitor: Sendable {
     /// heap block (its context and the block's copy: two allocations) every time a drain is scheduled.
     private static let drainBlock: @Sendable @convention(block) () -> Void = { drainPosts() }
 
-    /// How long a first notification waits for others to join it. Requests that run one after
-    /// another then share one wake-up of ``notificationQueue`` per millisecond instead of paying two
-    /// each (resume, complete); no observer can tell a millisecond's lateness of an asynchronous post.
-    static let postingDelayMilliseconds = 1
+    /// How long a first notification waits for others to join it: posts are asynchronous, and no
+    /// observer can tell a few milliseconds' lateness of one, so requests finishing within this
+    /// window share one drain.
+    ///
+    /// Each drain wakes libdispatch's manager thread (its `asyncAfter` timer, sleeping in
+    /// `epoll_wait`) and a worker thread that posts. At 1 ms, requests made one after another
+    /// (1,000–5,000/s on this loaded machine) paid 0.4–0.85 voluntary context switches each for it,
+    /// counted with `perf record -e sched:sched_switch` per thread: the fourth switch per request of
+    /// docs/Performance.md ("2026-11-26 evening"). At 10 ms, 0.04–0.14.
+    static let postingDelayMilliseconds = 10
 
     /// Notifications waiting to be posted, oldest first, and whether a drain is on its way.
     private static let pendingPosts = LockedValue<(posts: [(Notification.Name, any Request)], drainScheduled: Bool)>(

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The response handlers one turn of the engine loop released, grouped by the serial queue they
+/// run on, so that each queue gets them as one dispatched block instead of one block each.
+///
+/// Only queues known to be serial are batched — the session's own callback queue (on Linux each
+/// `DispatchQueue.main` is a new wrapper object, so the main queue cannot be recognised):
+/// their handlers run one after another in dispatch order anyway, so one block running them in
+/// that order changes nothing a handler can observe. A queue that may be concurrent is never
+/// batched — there, handlers that today run side by side would run one after another, and one
+/// that waits for another's result would hang. Engine-thread state: the engine fills it while it
+/// ends attempts and hands it out (``flush(dispatch:)``) before it next sleeps.
+struct DeliveryBatch {
+    /// One handler and the outcome it is given.
+    struct Item: Sendable {
+        let run: @Sendable (TransferOutcome) -> Void
+        let outcome: TransferOutcome
+    }
+
+    /// Each queue with its handlers, in the order the queues first got one; handlers in the order
+    /// they were released. The first handler has a slot of its own: a queue that gets one handler
+    /// in a turn (every turn, for requests made one after another) allocates no array for it.
+    private var groups: [(queue: DispatchQueue, first: Item, more: [Item])] = []
+
+    /// Whether no handler waits.
+    var isEmpty: Bool { groups.isEmpty }
+
+    /// Queues `run` to be given `outcome` on `queue` (a serial queue) after the handlers queued
+    /// for it before.
+    mutating func add(_ run: @escaping @Sendable (TransferOutcome) -> Void, outcome: TransferOutcome,
+                      on queue: DispatchQueue) {
+        let item = Item(run: run, outcome: outcome)
+        if let index = groups.firstIndex(where: { $0.queue === queue }) {
+            groups[index].more.append(item)
+        } else {
+            groups.append((queue, item, []))
+        }
+    }
+
+    /// Hands each queue its handlers as one block, queues in first-use order, then empties the batch.
+    ///
+    /// - Parameter dispatch: How a block reaches its queue; `async` unless a test records it.
+    mutating func flush(dispatch: (DispatchQueue, @escaping @Sendable () -> Void) -> Void = { $0.async(execute: $1) }) {
+        for (queue, first, more) in groups {
+            if more.isEmpty {
+                dispatch(queue) { first.run(first.outcome) } // one block, as without batching
+            } else {
+                dispatch(queue) {
+                    first.run(first.outcome)
+                    for item in more { item.run(item.outcome) }
+                }
+            }
+        }
+        groups.removeAll(keepingCapacity: true)
+    }
+}
+
+extension SessionManager {
+    /// Whether `queue` is known to be serial: the callback queue the session made itself.
+    func isKnownSerial(_ queue: DispatchQueue) -> Bool {
+        ownsCallbackQueue && queue === callbackQueue
+    }
+}
