@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Requests finished in the same engine loop turn have their handlers for the session's callback
-/// queue handed over as one block (Engine/DeliveryBatch.swift): each handler must still run once,
+/// queue handed over as one block (Lifecycle/DeliveryBatch.swift): each handler must still run once,
 /// on its own queue, after the handlers attached before it on that queue.
 final class ResponseQueueBatchTests: XCTestCase {
     func testThatHandlersOfRequestsFinishedTogetherRunOnTheirQueuesInAttachOrder() async throws {

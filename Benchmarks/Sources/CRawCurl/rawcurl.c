@@ -184,7 +184,7 @@ int rawcurl_handshakes(const rawcurl_options *options, rawcurl_result *result) {
 
 // MARK: - Files
 
-// The download writes like Curlfire's FileSink (Sources/Curlfire/Engine/FileSink.swift): no copy,
+// The download writes like Curlfire's FileSink (Sources/Curlfire/Downloads/FileSink.swift): no copy,
 // each block libcurl delivers from its receive buffer goes to the file with pwrite(2) at the next
 // offset, straight from the write callback.
 typedef struct file_sink {

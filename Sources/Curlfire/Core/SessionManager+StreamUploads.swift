@@ -2,7 +2,7 @@ import Foundation
 import FoundationNetworking
 
 // Uploads whose body is produced while it is sent (issue 14 point 4): an `InputStream` read on a
-// worker thread, or an `AsyncSequence` of `Data`. Both go through a bounded buffer (Engine/BodyStream.swift),
+// worker thread, or an `AsyncSequence` of `Data`. Both go through a bounded buffer (Bodies/BodyStream.swift),
 // so memory stays flat whatever the body's size.
 
 extension SessionManager {

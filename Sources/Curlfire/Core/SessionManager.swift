@@ -29,7 +29,7 @@ public final class SessionManager: @unchecked Sendable {
     /// queue: on Linux the main queue runs only under `dispatchMain()` or a running `RunLoop`.
     public let callbackQueue: DispatchQueue
     /// Whether ``callbackQueue`` is the serial queue the session made (not one the caller gave,
-    /// which may be concurrent): its handlers are then batched per engine turn (Engine/DeliveryBatch.swift).
+    /// which may be concurrent): its handlers are then batched per engine turn (Lifecycle/DeliveryBatch.swift).
     let ownsCallbackQueue: Bool
     /// Where response serializers run before their completion handler is called on its own queue,
     /// as Alamofire 5's `serializationQueue`, so heavy parsing does not hold up completions on the
@@ -132,7 +132,7 @@ public final class SessionManager: @unchecked Sendable {
         eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.serverTrustPolicyManager = serverTrustPolicyManager
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "org.curlfire.session.callback")
-        ownsCallbackQueue = callbackQueue == nil // serial: made just above (Engine/DeliveryBatch.swift)
+        ownsCallbackQueue = callbackQueue == nil // serial: made just above (Lifecycle/DeliveryBatch.swift)
         let pool = ConnectionPoolSettings(configuration)
         connectionPool = pool.hasConnectionOptions ? pool : nil
         engine = executor ?? Engine(label: "curlfire-engine",

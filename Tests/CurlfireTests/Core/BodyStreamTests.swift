@@ -2,7 +2,7 @@
 import Foundation
 import XCTest
 
-/// The streamed request body's buffer (Engine/BodyStream.swift) without libcurl: what the read
+/// The streamed request body's buffer (Bodies/BodyStream.swift) without libcurl: what the read
 /// callback gets, when the producer waits, and when the transfer is woken.
 final class BodyStreamTests: XCTestCase {
     /// A producer that never runs by itself: the tests feed the stream by hand.

@@ -2,7 +2,7 @@
 import Foundation
 import XCTest
 
-/// The engine's batch of handlers per serial queue (Engine/DeliveryBatch.swift), with the dispatch
+/// The engine's batch of handlers per serial queue (Lifecycle/DeliveryBatch.swift), with the dispatch
 /// recorded instead of performed: no engine, no network.
 final class DeliveryBatchTests: XCTestCase {
     private let outcome = Transfer.failedOutcome(.explicitlyCancelled, request: nil)

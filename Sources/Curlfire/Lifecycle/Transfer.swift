@@ -235,7 +235,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Dispatches a handler to its queue; on the engine thread, handlers for a serial queue go out
-    /// in one block per loop turn (Engine/DeliveryBatch.swift). A function of its own: written inline
+    /// in one block per loop turn (Lifecycle/DeliveryBatch.swift). A function of its own: written inline
     /// in the drain loop, the call made the Swift 6.3.1 optimizer crash in release builds (a SIL
     /// verification failure in OwnershipModelEliminator on `drain`).
     @inline(never)
