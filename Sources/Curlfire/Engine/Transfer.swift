@@ -114,9 +114,6 @@ final class Transfer: @unchecked Sendable {
     private var currentRequest: URLRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
-    /// The box shared by the request values made for monitors, notifications and retriers
-    /// (``requestValue``); it starts nothing on release, so holding it makes no cycle. Under `lock`.
-    var detachedValueBox: RequestValueBox?
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
     /// (Alamofire 4 reads it then): a request released with no handler is then sent.
