@@ -357,18 +357,24 @@ final class Transfer: @unchecked Sendable {
                 session: session.configuration.timeoutIntervalForResource))
             machine.adaptationBegan(at: Date.timeIntervalSinceReferenceDate, deadline: deadline, for: stage)
         }
-        if !spec.adapters.isEmpty { armResourceDeadline() } // an adapter may wait
+        // No adapter: the hop at once, without the completion closure below (a context per request).
+        guard !spec.adapters.isEmpty else { return adaptationEnded(.success(initial), initial: initial, stage: stage) }
+        armResourceDeadline() // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
-        runAdapters(initial) { result in
-            switch result {
-            case let .failure(error):
-                let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: initial),
-                                                             retryableError: error)
-                self.send { $0.adapted(.failed, result: result, for: stage) }
-            case let .success(request):
-                let hop = NextHop(request: request, body: self.spec.body, credential: self.spec.credential)
-                self.send { $0.adapted(.succeeded, hop: hop, for: stage) }
-            }
+        runAdapters(initial) { result in self.adaptationEnded(result, initial: initial, stage: stage) }
+    }
+
+    /// The adapters answered (or there were none): the stage's hop, or its failure.
+    private func adaptationEnded(_ result: Result<URLRequest, CurlfireError>, initial: URLRequest,
+                                 stage: RequestStateMachine.Stage) {
+        switch result {
+        case let .failure(error):
+            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: initial),
+                                                         retryableError: error)
+            send { $0.adapted(.failed, result: result, for: stage) }
+        case let .success(request):
+            let hop = NextHop(request: request, body: spec.body, credential: spec.credential)
+            send { $0.adapted(.succeeded, hop: hop, for: stage) }
         }
     }
 
