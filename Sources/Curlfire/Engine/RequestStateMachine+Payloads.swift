@@ -132,11 +132,11 @@ extension RequestStateMachine {
     /// ``collecting(_:)`` only once the machine is ``State/finished(_:)`` and the owner has the outcome.
     enum Delivery: Sendable {
         /// The outcome is not known yet: the handlers attached so far, in attach order.
-        case collecting([Handler])
+        case collecting(HandlerList)
         /// The outcome is published and one drain loop hands it to the handlers listed, oldest first;
         /// a handler attached meanwhile joins the list. The list may be empty while the loop's last
         /// handler runs: the loop ends at its next ``nextHandler()``.
-        case draining(TransferOutcome, [Handler])
+        case draining(TransferOutcome, HandlerList)
         /// Every handler has the outcome; a handler attached now starts a new drain at once.
         case delivered(TransferOutcome)
     }
