@@ -185,13 +185,31 @@ final class Transfer: @unchecked Sendable {
     ///     one hop from the engine. `nil` runs it inline wherever the outcome is published (possibly
     ///     the engine thread): only for internal handlers that merely hand the outcome over.
     func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
+        attach(RequestStateMachine.Handler(queue: queue, run: handler), start: start)
+    }
+
+    /// Adds a handler run on `queue` once the outcome is published, after the handlers attached
+    /// before it; it reads the outcome itself (``publishedOutcome``), so its hand-off to `queue` makes
+    /// no closure. Starts the transfer when `start` is true.
+    func addQueuedHandler(start: Bool, queue: DispatchQueue, _ job: @escaping @Sendable () -> Void) {
+        attach(RequestStateMachine.Handler(queue: queue, job: job), start: start)
+    }
+
+    private func attach(_ handler: RequestStateMachine.Handler, start: Bool) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let drainNow = lock.withLock { machine.attachHandler(RequestStateMachine.Handler(queue: queue, run: handler)) }
+        let drainNow = lock.withLock { machine.attachHandler(handler) }
         if let drainNow {
             drain(drainNow)
         } else if start {
             self.start()
         }
+    }
+
+    /// The outcome handlers get, for a queued handler (``addQueuedHandler(start:queue:_:)``), which
+    /// runs only after it was published. (Were it ever read before, the request would end as
+    /// cancelled rather than leave its handler without a response.)
+    var publishedOutcome: TransferOutcome {
+        finishedOutcome ?? Self.failedOutcome(.explicitlyCancelled, request: request)
     }
 
     /// Sends the body of every later attempt to `closure` on `queue`, chunk by chunk, instead of
@@ -223,10 +241,10 @@ final class Transfer: @unchecked Sendable {
     /// none (one loop at a time: the machine's `attachHandler` or `outcomePublished` said to start it).
     private func drain(_ outcome: TransferOutcome) {
         while let handler = lock.withLock({ machine.nextHandler() }) {
-            if let queue = handler.queue {
-                queue.async { handler.run(outcome) }
-            } else {
-                handler.run(outcome)
+            switch handler.body {
+            case let .inline(run): run(outcome)
+            case let .dispatched(queue, run): queue.async { run(outcome) }
+            case let .queued(queue, job): queue.async(execute: job)
             }
         }
     }
