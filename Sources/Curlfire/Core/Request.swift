@@ -38,11 +38,12 @@ public protocol Request: Sendable, CustomStringConvertible, CustomDebugStringCon
 struct RequestCore: Sendable {
     /// The session that runs the request (its transfer's).
     var session: SessionManager { transfer.session }
-    /// What the request sends and how (kept behind one reference: request values are copied at
-    /// every step of a chain, and a spec is 273 bytes of closures, arrays and settings).
-    var spec: Transfer.Spec { valueBox.spec }
-    /// Shared by every copy of the value: its spec, and the start on release (RequestValueBox).
-    private let valueBox: RequestValueBox
+    /// What the request sends and how: its transfer's (kept behind that one reference: request
+    /// values are copied at every step of a chain, and a spec is 273 bytes of closures, arrays and settings).
+    var spec: Transfer.Spec { transfer.spec }
+    /// Shared by every copy of the user's value: the start on release (RequestValueBox). `nil` in the
+    /// values Curlfire makes for monitors, notifications, retriers and adapters, which start nothing.
+    private let valueBox: RequestValueBox?
     let transfer: Transfer
 
     /// A core with a new transfer. Its adapters are bound to it (so they can be given the request
@@ -59,7 +60,7 @@ struct RequestCore: Sendable {
             spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
         }
         let transfer = Transfer(session: session, spec: spec)
-        valueBox = RequestValueBox(spec: spec, releaseStart: startsOnRelease ? transfer : nil)
+        valueBox = startsOnRelease ? RequestValueBox(releaseStart: transfer) : nil
         self.transfer = transfer
         binding?.bind(transfer)
         let monitors = session.eventMonitor
@@ -72,10 +73,10 @@ struct RequestCore: Sendable {
     /// The identity of the transfer (``Request/id``).
     var id: UUID { transfer.id }
 
-    /// A core for an existing transfer (the request a retrier is asked about), sharing `box`
-    /// (one that starts nothing on release; ``Transfer/requestValue`` keeps one per transfer).
-    init(transfer: Transfer, box: RequestValueBox) {
-        valueBox = box
+    /// A core for an existing transfer (the request a retrier, a monitor or a notification is given):
+    /// no box, so it starts nothing on release and costs no allocation (``Transfer/requestValue``).
+    init(transfer: Transfer) {
+        valueBox = nil
         self.transfer = transfer
     }
 
@@ -93,7 +94,7 @@ struct RequestCore: Sendable {
             return RequestCore(session: session, spec: spec, startsOnRelease: false)
         }
         change(&spec)
-        return RequestCore(session: session, spec: spec, startsOnRelease: valueBox.startsOnRelease)
+        return RequestCore(session: session, spec: spec, startsOnRelease: valueBox != nil)
     }
 
     /// `"GET https://host/path (200)"`.
@@ -119,29 +120,24 @@ struct RequestCore: Sendable {
     }
 }
 
-/// What every copy of one request value shares (one allocation, as the spec box it replaced):
-/// the spec, and the transfer to start when the last copy goes away.
+/// What every copy of one user's request value shares (one allocation): the transfer to start
+/// when the last copy goes away. The spec is the transfer's.
 ///
 /// Alamofire 4 sends a request as soon as it is created when `startRequestsImmediately` is true,
 /// handler or not. A Curlfire request is a value whose chain calls (`authenticate`, `validate`,
 /// progress closures, handlers) must all apply before it starts, so it cannot start at creation;
 /// it starts at its first handler, or — for a fire-and-forget request that never gets one — when
 /// the last copy of the value is released (Lifecycle.md, "Requests without a handler").
+/// The values Curlfire makes for monitors, retriers and adapters, and streams, have no box.
 final class RequestValueBox: Sendable {
-    let spec: Transfer.Spec
-    /// The transfer to start on release; `nil` for the values Curlfire makes for monitors,
-    /// retriers and adapters, and for streams.
-    private let releaseStart: Transfer?
+    /// The transfer to start on release.
+    private let releaseStart: Transfer
 
-    /// Whether the value starts its transfer on release.
-    var startsOnRelease: Bool { releaseStart != nil }
-
-    init(spec: Transfer.Spec, releaseStart: Transfer?) {
-        self.spec = spec
+    init(releaseStart: Transfer) {
         self.releaseStart = releaseStart
     }
 
     deinit {
-        releaseStart?.lastValueReleased()
+        releaseStart.lastValueReleased()
     }
 }

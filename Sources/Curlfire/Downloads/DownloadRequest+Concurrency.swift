@@ -12,7 +12,7 @@ public struct DownloadTask<Value>: Sendable {
 
     init<Serializer: DownloadResponseSerializerProtocol>(request: DownloadRequest, serializer: Serializer)
     where Serializer.SerializedObject == Value {
-        box = AwaitedResponse(transfer: request.core.transfer, produce: request.makeResponseProducer(serializer))
+        box = AwaitedProducedResponse(transfer: request.core.transfer, producer: request.makeResponseProducer(serializer))
     }
 
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`

@@ -132,6 +132,15 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Runs the prebuilt handler `job` on `queue`, batched like ``deliver(_:to:on:serial:)``.
+    func deliver(job: @escaping @Sendable () -> Void, on queue: DispatchQueue, serial: Bool) {
+        if serial, isCurrentThread {
+            deliveries.add(job: job, on: queue)
+        } else {
+            queue.async(execute: job)
+        }
+    }
+
     // MARK: - The loop (engine thread)
 
     private func run() {

@@ -33,6 +33,10 @@ protocol AttemptExecuting: AnyObject, Sendable {
     /// that queue in one loop turn over as one block (DeliveryBatch.swift). Called under no lock.
     func deliver(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
                  on queue: DispatchQueue, serial: Bool)
+
+    /// Runs the prebuilt handler `job` on `queue`, later and never inline; batched like
+    /// ``deliver(_:to:on:serial:)`` when `serial`.
+    func deliver(job: @escaping @Sendable () -> Void, on queue: DispatchQueue, serial: Bool)
 }
 
 extension AttemptExecuting {
@@ -40,6 +44,11 @@ extension AttemptExecuting {
     func deliver(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
                  on queue: DispatchQueue, serial: Bool) {
         queue.async { run(outcome) }
+    }
+
+    /// One block per handler (an executor that does not batch: the fake engine of unit tests).
+    func deliver(job: @escaping @Sendable () -> Void, on queue: DispatchQueue, serial: Bool) {
+        queue.async(execute: job)
     }
 }
 

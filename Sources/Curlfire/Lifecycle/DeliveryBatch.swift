@@ -11,10 +11,19 @@ import Foundation
 /// that waits for another's result would hang. Engine-thread state: the engine fills it while it
 /// ends attempts and hands it out (``flush(dispatch:)``) before it next sleeps.
 struct DeliveryBatch {
-    /// One handler and the outcome it is given.
-    struct Item: Sendable {
-        let run: @Sendable (TransferOutcome) -> Void
-        let outcome: TransferOutcome
+    /// One handler: a closure and the outcome it is given, or a prebuilt job that reads the
+    /// published outcome itself (`Transfer.addQueuedHandler`, no closure made per hand-off).
+    enum Item: Sendable {
+        case run(@Sendable (TransferOutcome) -> Void, TransferOutcome)
+        case job(@Sendable () -> Void)
+
+        /// Runs the handler.
+        func callAsFunction() {
+            switch self {
+            case let .run(run, outcome): run(outcome)
+            case let .job(job): job()
+            }
+        }
     }
 
     /// Each queue with its handlers, in the order the queues first got one; handlers in the order
@@ -29,7 +38,15 @@ struct DeliveryBatch {
     /// for it before.
     mutating func add(_ run: @escaping @Sendable (TransferOutcome) -> Void, outcome: TransferOutcome,
                       on queue: DispatchQueue) {
-        let item = Item(run: run, outcome: outcome)
+        add(.run(run, outcome), on: queue)
+    }
+
+    /// Queues the prebuilt `job` to run on `queue` (a serial queue) after the handlers queued for it before.
+    mutating func add(job: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
+        add(.job(job), on: queue)
+    }
+
+    private mutating func add(_ item: Item, on queue: DispatchQueue) {
         if let index = groups.firstIndex(where: { $0.queue === queue }) {
             groups[index].more.append(item)
         } else {
@@ -43,11 +60,12 @@ struct DeliveryBatch {
     mutating func flush(dispatch: (DispatchQueue, @escaping @Sendable () -> Void) -> Void = { $0.async(execute: $1) }) {
         for (queue, first, more) in groups {
             if more.isEmpty {
-                dispatch(queue) { first.run(first.outcome) } // one block, as without batching
+                // One block, as without batching; a prebuilt job is dispatched as it is.
+                if case let .job(job) = first { dispatch(queue, job) } else { dispatch(queue) { first() } }
             } else {
                 dispatch(queue) {
-                    first.run(first.outcome)
-                    for item in more { item.run(item.outcome) }
+                    first()
+                    for item in more { item() }
                 }
             }
         }

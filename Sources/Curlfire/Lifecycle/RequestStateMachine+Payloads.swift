@@ -125,13 +125,49 @@ extension RequestStateMachine {
         }
     }
 
-    /// A response handler and where it runs: on `queue`, or — for internal handlers that only hand
+    /// A response handler and where it runs: on a queue, or — for internal handlers that only hand
     /// the outcome over (an async waiter, a stream consumer) — inline where the outcome is published.
     struct Handler: Sendable {
-        /// Where ``run`` is dispatched; `nil` runs it inline in the drain loop.
-        let queue: DispatchQueue?
-        /// Validation, serialization and the user's completion, given the outcome once.
-        let run: @Sendable (TransferOutcome) -> Void
+        /// What the drain loop does with a handler.
+        enum Body: Sendable {
+            /// Called with the outcome, inline in the drain loop.
+            case inline(@Sendable (TransferOutcome) -> Void)
+            /// Called with the outcome on the queue (a closure around both is made for the hand-off).
+            case dispatched(DispatchQueue, @Sendable (TransferOutcome) -> Void)
+            /// Handed to the queue as it is: the closure reads the published outcome itself
+            /// (``Transfer/publishedOutcome``), so the hand-off makes no closure of its own — one
+            /// allocation fewer per response handler.
+            case queued(DispatchQueue, @Sendable () -> Void)
+        }
+
+        let body: Body
+
+        /// A handler given the outcome: on `queue`, or inline when `queue` is `nil`.
+        init(queue: DispatchQueue?, run: @escaping @Sendable (TransferOutcome) -> Void) {
+            body = queue.map { .dispatched($0, run) } ?? .inline(run)
+        }
+
+        /// A handler run on `queue` that reads the published outcome itself.
+        init(queue: DispatchQueue, job: @escaping @Sendable () -> Void) {
+            body = .queued(queue, job)
+        }
+
+        /// Where the handler runs; `nil` inline in the drain loop.
+        var queue: DispatchQueue? {
+            switch body {
+            case .inline: return nil
+            case let .dispatched(queue, _), let .queued(queue, _): return queue
+            }
+        }
+
+        /// Runs the handler here, now, with `outcome` (the published one: a queued handler reads that
+        /// itself). For tests and inline handlers; the drain loop hands queued ones to their queue.
+        func run(_ outcome: TransferOutcome) {
+            switch body {
+            case let .inline(run), let .dispatched(_, run): run(outcome)
+            case let .queued(_, job): job()
+            }
+        }
     }
 
     /// Where the handlers are in getting the outcome. Handlers are attached in every ``State``, so this
@@ -139,11 +175,11 @@ extension RequestStateMachine {
     /// ``collecting(_:)`` only once the machine is ``State/finished(_:)`` and the owner has the outcome.
     enum Delivery: Sendable {
         /// The outcome is not known yet: the handlers attached so far, in attach order.
-        case collecting([Handler])
+        case collecting(HandlerList)
         /// The outcome is published and one drain loop hands it to the handlers listed, oldest first;
         /// a handler attached meanwhile joins the list. The list may be empty while the loop's last
         /// handler runs: the loop ends at its next ``nextHandler()``.
-        case draining(TransferOutcome, [Handler])
+        case draining(TransferOutcome, HandlerList)
         /// Every handler has the outcome; a handler attached now starts a new drain at once.
         case delivered(TransferOutcome)
     }

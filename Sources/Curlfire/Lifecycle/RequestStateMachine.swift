@@ -112,7 +112,7 @@ struct RequestStateMachine: Sendable {
     /// The handlers and the outcome they get (RequestStateMachine+Payloads.swift; the calls are under
     /// "Delivery" below); it leaves
     /// ``Delivery/collecting(_:)`` only once ``state`` is ``State/finished(_:)``.
-    private(set) var delivery: Delivery = .collecting([])
+    private(set) var delivery: Delivery = .collecting(HandlerList())
     /// The timer of `timeoutIntervalForResource` outside the engine (request-level: armed once, by
     /// the first stage that waits outside the engine; handed back by the `finish` action).
     private(set) var deadlineTimer: DeadlineTimer = .unarmed
@@ -537,7 +537,7 @@ extension RequestStateMachine {
     mutating func attachHandler(_ handler: Handler) -> TransferOutcome? {
         switch delivery {
         case var .collecting(handlers):
-            delivery = .collecting([]) // the list is then uniquely held: appended in place
+            delivery = .collecting(HandlerList()) // the list is then uniquely held: appended in place
             handlers.append(handler)
             delivery = .collecting(handlers)
             return nil
@@ -547,7 +547,7 @@ extension RequestStateMachine {
             delivery = .draining(outcome, handlers)
             return nil
         case let .delivered(outcome):
-            delivery = .draining(outcome, [handler])
+            delivery = .draining(outcome, HandlerList(handler))
             return outcome
         }
     }
@@ -578,12 +578,8 @@ extension RequestStateMachine {
             reportImpossible("nextHandler with no drain under way")
             return nil
         }
-        guard !handlers.isEmpty else {
-            delivery = .delivered(outcome)
-            return nil
-        }
         delivery = .delivered(outcome)
-        let next = handlers.removeFirst()
+        guard let next = handlers.removeFirst() else { return nil }
         delivery = .draining(outcome, handlers)
         return next
     }

@@ -17,16 +17,10 @@ struct NextHop: @unchecked Sendable {
 // `emitAttemptFinished` and following a redirect without a handler, which only dispatch.
 extension Transfer {
     /// The public request value for this transfer (a `DataRequest`, `UploadRequest`, `StreamRequest`, …).
-    /// Every value made here shares one box (made on first use): a request's events, notifications
-    /// and retrier calls then allocate no box each.
+    /// A value made here has no ``RequestValueBox`` (it starts nothing on release, and reads the spec
+    /// from the transfer): a request's events, notifications and retrier calls allocate nothing for it.
     var requestValue: any Request {
-        let box = lock.withLock {
-            if let detachedValueBox { return detachedValueBox }
-            let made = RequestValueBox(spec: spec, releaseStart: nil)
-            detachedValueBox = made
-            return made
-        }
-        return spec.makeRequestValue(RequestCore(transfer: self, box: box))
+        spec.makeRequestValue(RequestCore(transfer: self))
     }
 
     // MARK: - Events

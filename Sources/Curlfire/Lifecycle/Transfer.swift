@@ -114,9 +114,6 @@ final class Transfer: @unchecked Sendable {
     private var currentRequest: URLRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
-    /// The box shared by the request values made for monitors, notifications and retriers
-    /// (``requestValue``); it starts nothing on release, so holding it makes no cycle. Under `lock`.
-    var detachedValueBox: RequestValueBox?
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
     /// (Alamofire 4 reads it then): a request released with no handler is then sent.
@@ -188,13 +185,31 @@ final class Transfer: @unchecked Sendable {
     ///     one hop from the engine. `nil` runs it inline wherever the outcome is published (possibly
     ///     the engine thread): only for internal handlers that merely hand the outcome over.
     func addHandler(start: Bool, queue: DispatchQueue?, _ handler: @escaping @Sendable (TransferOutcome) -> Void) {
+        attach(RequestStateMachine.Handler(queue: queue, run: handler), start: start)
+    }
+
+    /// Adds a handler run on `queue` once the outcome is published, after the handlers attached
+    /// before it; it reads the outcome itself (``publishedOutcome``), so its hand-off to `queue` makes
+    /// no closure. Starts the transfer when `start` is true.
+    func addQueuedHandler(start: Bool, queue: DispatchQueue, _ job: @escaping @Sendable () -> Void) {
+        attach(RequestStateMachine.Handler(queue: queue, job: job), start: start)
+    }
+
+    private func attach(_ handler: RequestStateMachine.Handler, start: Bool) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let drainNow = lock.withLock { machine.attachHandler(RequestStateMachine.Handler(queue: queue, run: handler)) }
+        let drainNow = lock.withLock { machine.attachHandler(handler) }
         if let drainNow {
             drain(drainNow)
         } else if start {
             self.start()
         }
+    }
+
+    /// The outcome handlers get, for a queued handler (``addQueuedHandler(start:queue:_:)``), which
+    /// runs only after it was published. (Were it ever read before, the request would end as
+    /// cancelled rather than leave its handler without a response.)
+    var publishedOutcome: TransferOutcome {
+        finishedOutcome ?? Self.failedOutcome(.explicitlyCancelled, request: request)
     }
 
     /// Sends the body of every later attempt to `closure` on `queue`, chunk by chunk, instead of
@@ -226,10 +241,10 @@ final class Transfer: @unchecked Sendable {
     /// none (one loop at a time: the machine's `attachHandler` or `outcomePublished` said to start it).
     private func drain(_ outcome: TransferOutcome) {
         while let handler = lock.withLock({ machine.nextHandler() }) {
-            if let queue = handler.queue {
-                hand(outcome, to: handler.run, on: queue)
-            } else {
-                handler.run(outcome)
+            switch handler.body {
+            case let .inline(run): run(outcome)
+            case let .dispatched(queue, run): hand(outcome, to: run, on: queue)
+            case let .queued(queue, job): hand(job, on: queue)
             }
         }
     }
@@ -242,6 +257,13 @@ final class Transfer: @unchecked Sendable {
     private func hand(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
                       on queue: DispatchQueue) {
         session.engine.deliver(outcome, to: run, on: queue, serial: session.isKnownSerial(queue))
+    }
+
+    /// Dispatches a prebuilt handler job to its queue, batched like the other form (same reason
+    /// for being a function of its own).
+    @inline(never)
+    private func hand(_ job: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
+        session.engine.deliver(job: job, on: queue, serial: session.isKnownSerial(queue))
     }
 
     // MARK: - Requests without a handler (Alamofire 4's startRequestsImmediately)
@@ -370,18 +392,24 @@ final class Transfer: @unchecked Sendable {
                 session: session.configuration.timeoutIntervalForResource))
             machine.adaptationBegan(at: Date.timeIntervalSinceReferenceDate, deadline: deadline, for: stage)
         }
-        if !spec.adapters.isEmpty { armResourceDeadline() } // an adapter may wait
+        // No adapter: the hop at once, without the completion closure below (a context per request).
+        guard !spec.adapters.isEmpty else { return adaptationEnded(.success(initial), initial: initial, stage: stage) }
+        armResourceDeadline() // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
-        runAdapters(initial) { result in
-            switch result {
-            case let .failure(error):
-                let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: initial),
-                                                             retryableError: error)
-                self.send { $0.adapted(.failed, result: result, for: stage) }
-            case let .success(request):
-                let hop = NextHop(request: request, body: self.spec.body, credential: self.spec.credential)
-                self.send { $0.adapted(.succeeded, hop: hop, for: stage) }
-            }
+        runAdapters(initial) { result in self.adaptationEnded(result, initial: initial, stage: stage) }
+    }
+
+    /// The adapters answered (or there were none): the stage's hop, or its failure.
+    private func adaptationEnded(_ result: Result<URLRequest, CurlfireError>, initial: URLRequest,
+                                 stage: RequestStateMachine.Stage) {
+        switch result {
+        case let .failure(error):
+            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: initial),
+                                                         retryableError: error)
+            send { $0.adapted(.failed, result: result, for: stage) }
+        case let .success(request):
+            let hop = NextHop(request: request, body: spec.body, credential: spec.credential)
+            send { $0.adapted(.succeeded, hop: hop, for: stage) }
         }
     }
 

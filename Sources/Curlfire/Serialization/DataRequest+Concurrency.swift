@@ -14,7 +14,7 @@ public struct DataTask<Value>: Sendable {
 
     init<Serializer: DataResponseSerializerProtocol>(request: DataRequest, serializer: Serializer)
     where Serializer.SerializedObject == Value {
-        box = AwaitedResponse(transfer: request.core.transfer, produce: request.makeResponseProducer(serializer))
+        box = AwaitedDataResponse(request: request, serializer: serializer)
     }
 
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`
@@ -40,9 +40,11 @@ public struct DataTask<Value>: Sendable {
 
 /// A transfer's outcome, handed over once by an inline handler, and the response made from it on
 /// first await (validation and serialization run in the awaiting task, never on the engine thread).
+/// A subclass says how a response is made (``produce(_:)``): ``AwaitedDataResponse`` keeps the
+/// validators and serializer itself, so a data task makes no producer closure (one allocation per request).
 /// `@unchecked Sendable`: `outcome`, `response` and the waiters are read and written under `lock` only;
-/// `produce` and `transfer` are constants.
-final class AwaitedResponse<Response>: @unchecked Sendable {
+/// `transfer` and the subclasses' stored properties are constants.
+class AwaitedResponse<Response>: @unchecked Sendable {
     /// One of the shared ``StripedLocks`` (a lock of its own was one more allocation per request):
     /// only this object's fields are touched under it, and nothing is called out while it is held.
     private var lock: Lock { StripedLocks.lock(for: self) }
@@ -54,14 +56,18 @@ final class AwaitedResponse<Response>: @unchecked Sendable {
     /// or at once when the outcome was already there; so the unchecked kind (no canary object) is safe.
     private var firstWaiter: UnsafeContinuation<Void, Never>?
     private var moreWaiters: [UnsafeContinuation<Void, Never>] = []
-    private let produce: @Sendable (TransferOutcome) -> Response
-    private let transfer: Transfer
+    let transfer: Transfer
 
-    /// Attaches the inline handler to `transfer` and starts it.
-    init(transfer: Transfer, produce: @escaping @Sendable (TransferOutcome) -> Response) {
-        self.produce = produce
+    /// Attaches the inline handler to `transfer` and starts it (a subclass sets its own properties first).
+    init(transfer: Transfer) {
         self.transfer = transfer
         transfer.addHandler(start: true, queue: nil) { [self] outcome in fulfil(outcome) }
+    }
+
+    /// Validation and serialization: the response made from `outcome`. Every subclass overrides it;
+    /// this class is never made itself.
+    func produce(_ outcome: TransferOutcome) -> Response {
+        preconditionFailure("AwaitedResponse.produce(_:) is overridden by every subclass")
     }
 
     /// The response; cancelling the awaiting task cancels the transfer.
@@ -119,6 +125,41 @@ final class AwaitedResponse<Response>: @unchecked Sendable {
             response = made
             return made
         }
+    }
+}
+
+/// A data task's awaited response: its validators and serializer are stored here, not captured by a
+/// producer closure. (`@unchecked Sendable` as its superclass; its own properties are constants.)
+final class AwaitedDataResponse<Serializer: DataResponseSerializerProtocol>:
+    AwaitedResponse<DataResponse<Serializer.SerializedObject>>, @unchecked Sendable {
+    private let validators: [DataValidator]
+    private let serializer: Serializer
+
+    /// Attaches to `request`'s transfer with its current validators.
+    init(request: DataRequest, serializer: Serializer) {
+        validators = request.validators
+        self.serializer = serializer
+        super.init(transfer: request.core.transfer)
+    }
+
+    override func produce(_ outcome: TransferOutcome) -> DataResponse<Serializer.SerializedObject> {
+        DataRequest.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer)
+    }
+}
+
+/// An awaited response made by a closure (a download task's). (`@unchecked Sendable` as its
+/// superclass; `producer` is a constant.)
+final class AwaitedProducedResponse<Response>: AwaitedResponse<Response>, @unchecked Sendable {
+    private let producer: @Sendable (TransferOutcome) -> Response
+
+    /// Attaches to `transfer`; `producer` makes the response.
+    init(transfer: Transfer, producer: @escaping @Sendable (TransferOutcome) -> Response) {
+        self.producer = producer
+        super.init(transfer: transfer)
+    }
+
+    override func produce(_ outcome: TransferOutcome) -> Response {
+        producer(outcome)
     }
 }
 

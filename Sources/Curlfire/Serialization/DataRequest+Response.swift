@@ -10,7 +10,8 @@ extension DataTransferRequest {
         let validators = _dataRequest.validators
         let queue = queue ?? _dataRequest.core.session.callbackQueue
         let transfer = _dataRequest.core.transfer
-        transfer.addHandler(start: _dataRequest.core.session.startRequestsImmediately, queue: queue) { outcome in
+        transfer.addQueuedHandler(start: _dataRequest.core.session.startRequestsImmediately, queue: queue) {
+            let outcome = transfer.publishedOutcome
             let error = outcome.error
                 ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)
             let response = DefaultDataResponse(request: outcome.request, lazyResponse: outcome.lazyResponse, data: outcome.data,
@@ -43,11 +44,13 @@ extension DataTransferRequest {
     ) {
         let session = _dataRequest.core.session
         guard let serializationQueue = session.serializationQueue else {
-            // One closure over what it needs, not one around the producer's: a context fewer per request.
+            // One closure over what it needs, not one around the producer's: a context fewer per request;
+            // it reads the outcome itself, so its hand-off to `queue` makes no closure either.
             let validators = _dataRequest.validators
             let transfer = _dataRequest.core.transfer
-            return transfer.addHandler(start: session.startRequestsImmediately, queue: queue) { outcome in
-                deliver(Self.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer))
+            return transfer.addQueuedHandler(start: session.startRequestsImmediately, queue: queue) {
+                deliver(Self.makeResponse(transfer.publishedOutcome, validators: validators, transfer: transfer,
+                                          serializer: serializer))
             }
         }
         let produce = makeResponseProducer(serializer)

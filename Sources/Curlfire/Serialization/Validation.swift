@@ -75,6 +75,24 @@ enum ResponseValidator {
         return .failure(CurlfireError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
     }
 
+    /// `validate(statusCode:)`'s rule over the stored sequence. Arrays, ranges and sets are checked as
+    /// themselves: `contains` through the opened existential ran unspecialized and allocated its
+    /// iterator, once per response.
+    static func statusCode(_ response: any ResponseFacts, acceptableCodes acceptable: any Sequence<Int> & Sendable)
+        -> ValidationResult {
+        let code = response.statusCode
+        let accepted: Bool
+        switch acceptable {
+        case let codes as [Int]: accepted = codes.contains(code)
+        case let codes as Range<Int>: accepted = codes.contains(code)
+        case let codes as ClosedRange<Int>: accepted = codes.contains(code)
+        case let codes as Set<Int>: accepted = codes.contains(code)
+        default: return statusCode(response, acceptable: acceptable)
+        }
+        if accepted { return .success }
+        return .failure(CurlfireError.responseValidationFailed(reason: .unacceptableStatusCode(code: code)))
+    }
+
     static func contentType(_ response: any ResponseFacts, data: Data?, acceptable: [String]) -> ValidationResult {
         guard let data, !data.isEmpty else { return .success }
         return contentType(response, acceptable: acceptable)
@@ -109,7 +127,7 @@ enum ResponseValidator {
             let result: ValidationResult
             switch validator {
             case let .builtIn(rule): result = rule(request, head, data)
-            case let .statusCode(acceptable): result = statusCode(head, acceptable: acceptable)
+            case let .statusCode(acceptable): result = statusCode(head, acceptableCodes: acceptable)
             case let .custom(closure):
                 guard let response = head.response else { return nil }
                 result = closure(request, response, data)

@@ -93,6 +93,28 @@ final class ValidationTests: XCTestCase {
         return LazyResponse(head: head, url: URL(string: "http://example.test/x")!)
     }
 
+    /// `validate(statusCode:)` keeps the sequence it was given; arrays, ranges and sets are checked
+    /// directly, any other sequence through `contains`: every kind gives the same answer.
+    func testThatEveryKindOfStatusCodeSequenceGivesTheSameAnswer() {
+        let kinds: [(String, any Sequence<Int> & Sendable)] = [
+            ("array", [200, 204]), ("range", 200..<205), ("closed range", 200...204), ("set", Set([200, 204])),
+            ("stride", stride(from: 200, through: 204, by: 4)),
+        ]
+        for (name, codes) in kinds {
+            for (status, expected) in [(200, true), (204, true), (199, false), (404, false)] {
+                let error = ResponseValidator.run([.statusCode(codes)], request: nil,
+                                                  response: head(["HTTP/1.1 \(status) Status"]), data: nil)
+                if expected {
+                    XCTAssertNil(error, "\(name) accepts \(status)")
+                } else {
+                    guard case .responseValidationFailed(reason: .unacceptableStatusCode(code: status))? = error else {
+                        return XCTFail("\(name) refuses \(status) with its code, got \(String(describing: error))")
+                    }
+                }
+            }
+        }
+    }
+
     func testThatBuiltInValidatorsReadTheHeadWithoutBuildingAnHTTPURLResponse() {
         let ok = head(["HTTP/1.1 200 OK", "Content-Type: application/json; charset=utf-8", "Content-Length: 2"])
         let rules: [DataValidator] = [
