@@ -60,17 +60,24 @@ final class CurlAttempt: @unchecked Sendable {
     private var firstByteTime: TimeInterval?
     private var tls = NegotiatedTLS()
     private var lastProgress: (Int64, Int64, Int64, Int64) = (-1, -1, -1, -1)
-    /// Set for the body of a redirect that is followed without asking the handler.
+    /// State, not an ending: whether the body now arriving belongs to a redirect Curlfire follows
+    /// without asking (it goes to no sink). Set per response head.
     private var discardsBody = false
-    /// Set when the sink refused bytes, to report a write failure precisely.
-    private var sinkFailed = false
-    /// Set by the attempt's own write callback when it stopped the transfer for a cancelled request
-    /// (libcurl then reports `CURLE_WRITE_ERROR`); the engine passes its own endings directly.
-    private(set) var cancelled = false
-    /// Set by the engine while the transfer is suspended. The data callbacks then ask libcurl to
-    /// pause: `curl_easy_pause` alone is lost when it lands before the transfer has begun.
+    /// Why one of this attempt's callbacks stopped the transfer, recorded when it did (set once:
+    /// the first abort ends the transfer): `.cancelled` (the write callback saw `cancel()`),
+    /// `.sinkFailure` (the sink refused bytes, with its error), `.bodyReadFailure` (the request body
+    /// could not be read or rewound). libcurl then reports only that a callback failed;
+    /// ``ending(libcurlCode:)`` lets this reason win (``AttemptEnding/deciding(recorded:reported:)``).
+    /// Endings the engine decides itself (cancel command, timeouts, shutdown) never pass through here.
+    private(set) var abortReason: AttemptEnding?
+    /// State, not an ending: set by the engine while the transfer is suspended (or a stream's
+    /// consumers are behind). The data callbacks then ask libcurl to pause: `curl_easy_pause` alone
+    /// is lost when it lands before the transfer has begun.
     var paused = false {
-        didSet { if oldValue && !paused { idleClock.restart() } }
+        didSet {
+            assert(isOnEngineThread, "CurlAttempt.paused set off the engine thread")
+            if oldValue && !paused { idleClock.restart() }
+        }
     }
     /// When bytes last moved; the engine fails the attempt once it has been idle too long.
     private(set) var idleClock: IdleClock
@@ -78,7 +85,10 @@ final class CurlAttempt: @unchecked Sendable {
     /// Starts the idle clock when the attempt enters libcurl, so the wait for the response's first
     /// byte is timed to the millisecond too: libcurl's own low-speed check counts whole seconds and
     /// fires at about 1 s for a 0.3 s `timeoutInterval`, racing a response sent after 1 s.
-    func startIdleClock() { idleClock.touch() }
+    func startIdleClock() {
+        assert(isOnEngineThread, "CurlAttempt.startIdleClock off the engine thread")
+        idleClock.touch()
+    }
     /// The request's deadline (monotonic nanoseconds, `IdleClock.now()`), 0 for none: the engine
     /// ends the attempt when it passes (`timeoutIntervalForResource` bounds the whole request).
     var deadline: UInt64 = 0
@@ -100,6 +110,7 @@ final class CurlAttempt: @unchecked Sendable {
     var isPaced: Bool { downloadPacer != nil || uploadPacer != nil }
     /// Ends a pacer's hold (the engine continues the transfer right after).
     func releasePaceHold() {
+        assert(isOnEngineThread, "CurlAttempt.releasePaceHold off the engine thread")
         paceHeldUntil = 0
         idleClock.restart() // a held transfer was not idle
     }
@@ -126,12 +137,22 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
 
+    /// Whether the caller runs on the thread of the executor that runs this attempt (the engine
+    /// thread), compared by thread identity (`Engine.isCurrentThread`), never by name. The library
+    /// reads it only in `assert`, so release builds never evaluate it.
+    var isOnEngineThread: Bool { transfer.session.engine.isCurrentThread }
+
+    /// Records why a callback is stopping the transfer; the first reason stays.
+    private func recordAbort(_ reason: AttemptEnding) {
+        if abortReason == nil { abortReason = reason }
+    }
+
     private var bodyLength: Int64 { plan.bodyLength }
     private var isHTTPS: Bool { plan.isHTTPS }
 
     /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`): the buffer of
     /// the pooled handle the attempt runs on (PooledEasyHandle.swift), emptied when it is configured;
-    /// `nil` before that. Read only in ``finish(code:)``, before the engine pools the handle again.
+    /// `nil` before that. Read only in ``ending(libcurlCode:)``, before the engine pools the handle again.
     private var errorBuffer: UnsafeMutablePointer<CChar>?
 
     deinit {
@@ -186,6 +207,7 @@ final class CurlAttempt: @unchecked Sendable {
     /// - Parameter handle: The handle, with its record of its last plan (`nil`: new or reset); on
     ///   return its record is the one to keep with it (EasyHandleReuse.swift).
     func configure(handle: inout PooledEasyHandle, share: UnsafeMutableRawPointer?) -> CurlfireError? {
+        assert(isOnEngineThread, "CurlAttempt.configure off the engine thread")
         let easy = handle.easy
         self.easy = easy
         handle.clearErrorMessage()
@@ -239,13 +261,20 @@ final class CurlAttempt: @unchecked Sendable {
         if let tracker = transfer.session.eventMonitor.connections, writer.refused == nil,
            let option = installLiveEvents(on: easy, tracker: tracker) { writer.refused = (CURLE_UNKNOWN_OPTION, option) }
         guard let refused = writer.refused else { return nil }
-        return .sessionTaskFailed(code: CurlCodeMapping.transportErrorCode(for: refused.code),
-                                  message: "libcurl refused option \(refused.option.rawValue) (\(CurlCodeMapping.message(for: refused.code)))")
+        return Self.notStarted(refused.code, "libcurl refused option \(refused.option.rawValue)")
+    }
+
+    /// The error of an attempt libcurl would not start (`code`): nothing was sent. The engine ends
+    /// the attempt with it as ``AttemptEnding/refusedBeforeSending(_:)``.
+    static func notStarted(_ code: CURLcode, _ what: String) -> CurlfireError {
+        .sessionTaskFailed(code: CurlCodeMapping.transportErrorCode(for: code),
+                           message: "\(what) (\(CurlCodeMapping.message(for: code)))")
     }
 
     // MARK: - Callbacks (engine thread)
 
     func receiveHeader(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        assert(isOnEngineThread, "CurlAttempt.receiveHeader off the engine thread")
         if firstByteTime == nil {
             firstByteTime = Date.timeIntervalSinceReferenceDate
             if isHTTPS, let easy { tls = CurlInfo.negotiatedTLS(easy) }
@@ -279,9 +308,11 @@ final class CurlAttempt: @unchecked Sendable {
     enum WriteOutcome { case accepted, paused, failed }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
+        assert(isOnEngineThread, "CurlAttempt.receiveBody off the engine thread")
         if transfer.isCancelFlagged {
-            // Stop now rather than when the engine next handles its commands (finish maps it).
-            cancelled = true
+            // Stop now rather than when the engine next handles its commands; libcurl will report
+            // CURLE_WRITE_ERROR, and the recorded reason says why.
+            recordAbort(.cancelled)
             return .failed
         }
         if paused { return .paused }
@@ -301,12 +332,15 @@ final class CurlAttempt: @unchecked Sendable {
             if let backPressure, backPressure.shouldPauseAfterWrite() { paused = true }
             return .accepted
         }
-        sinkFailed = true
+        // A sink with a precise error (a download's file) names the failure; any other refusal
+        // stays libcurl's CURLE_WRITE_ERROR.
+        if let failure = (sink as? FailableSink)?.failure { recordAbort(.sinkFailure(failure)) }
         return .failed
     }
 
     /// Bytes copied, 0 at the end, -1 on error, `nil` to pause.
     func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
+        assert(isOnEngineThread, "CurlAttempt.readBody off the engine thread")
         if paused { return nil }
         var capacity = capacity
         if uploadPacer != nil {
@@ -320,6 +354,7 @@ final class CurlAttempt: @unchecked Sendable {
             }
         }
         guard let read = reader.read(into: buffer, capacity: capacity) else { return nil }
+        if read < 0, let failure = reader.failure { recordAbort(.bodyReadFailure(failure)) } // libcurl: ABORTED_BY_CALLBACK
         if read > 0 {
             idleClock.touch()
             uploadPacer?.record(read)
@@ -327,9 +362,18 @@ final class CurlAttempt: @unchecked Sendable {
         return read
     }
 
-    func seekBody(to offset: Int64) -> Bool { reader.seek(to: offset) }
+    func seekBody(to offset: Int64) -> Bool {
+        assert(isOnEngineThread, "CurlAttempt.seekBody off the engine thread")
+        guard reader.seek(to: offset) else {
+            // libcurl reports CURLE_SEND_FAIL_REWIND; a stream that cannot rewind says why.
+            if let failure = reader.failure { recordAbort(.bodyReadFailure(failure)) }
+            return false
+        }
+        return true
+    }
 
     func progress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
+        assert(isOnEngineThread, "CurlAttempt.progress off the engine thread")
         let current = (downloadTotal, downloaded, uploadTotal, uploaded)
         guard current != lastProgress else { return }
         let uploadChanged = current.2 != lastProgress.2 || current.3 != lastProgress.3
@@ -349,13 +393,14 @@ final class CurlAttempt: @unchecked Sendable {
 
     // MARK: - Completion (engine thread)
 
-    /// Builds the attempt's result once libcurl reports it done with `code`.
-    func finish(code: CURLcode) -> AttemptResult {
-        finish(ending: ending(for: code, trustFailure: takeTrustFailure()))
-    }
-
-    /// Builds the attempt's result with an ending decided by the engine.
+    /// Builds the attempt's result with its ending, the one way an attempt ends: the engine passes
+    /// what it decided (cancel command, idle timeout, resource deadline, refusal before start,
+    /// shutdown) or, for libcurl's `CURLMSG_DONE`, ``ending(libcurlCode:)``.
+    ///
+    /// Engine thread only, once the attempt is the engine's (configured on a handle); an attempt the
+    /// executor refused before taking it (shut down) is ended by its owner.
     func finish(ending: AttemptEnding) -> AttemptResult {
+        assert(easy == nil || isOnEngineThread, "CurlAttempt.finish off the engine thread")
         // Taken on every ending, so no stale verdict stays keyed to this (recycled) easy handle.
         _ = takeTrustFailure()
         let now = Date.timeIntervalSinceReferenceDate
@@ -383,16 +428,25 @@ final class CurlAttempt: @unchecked Sendable {
         easy.flatMap { options.trust?.takeFailure(forHandshake: UInt(bitPattern: $0)) }
     }
 
-    /// How the attempt ended, from libcurl's code and what the callbacks saw.
-    private func ending(for code: CURLcode, trustFailure: CurlfireError.ServerTrustFailureReason?) -> AttemptEnding {
-        if cancelled { return .cancelled }
+    /// How the attempt ended once libcurl reported it done with `code`: the reason a callback
+    /// recorded when it stopped the transfer (``abortReason``), or else what the code means
+    /// (``AttemptEnding/deciding(recorded:reported:)`` says which wins). Reads the handle, so the
+    /// engine calls it before it removes the handle.
+    func ending(libcurlCode code: CURLcode) -> AttemptEnding {
+        assert(isOnEngineThread, "CurlAttempt.ending(libcurlCode:) off the engine thread")
+        let reported = reportedEnding(for: code, trustFailure: takeTrustFailure())
+        return AttemptEnding.deciding(recorded: abortReason, reported: reported)
+    }
+
+    /// What libcurl's `code` means for this attempt, from the handle's details (proxy answers,
+    /// verify results, the error buffer), regardless of what a callback recorded.
+    private func reportedEnding(for code: CURLcode, trustFailure: CurlfireError.ServerTrustFailureReason?) -> AttemptEnding {
         if let route = options.proxyRoute, let easy, ProxyRefusal.refused(
             code: code, status: head.statusCode, connectStatus: CurlInfo.long(easy, CURLINFO_HTTP_CONNECTCODE),
             proxyError: CurlInfo.long(easy, CURLINFO_PROXY_ERROR), tunnelled: isHTTPS) {
             return .proxyAuthenticationRequired(proxy: route.displayName)
         }
         if code == CURLE_OK { return .completed }
-        if let failure = reader.failure { return .bodyReadFailure(failure) }
         // libcurl's own timeouts (connect, low speed) are both timeoutIntervalForRequest: reported as
         // Curlfire's idle timeout, which names the setting and its value, not "Operation too slow".
         if code == CURLE_OPERATION_TIMEDOUT { return .idleTimeout(seconds: options.requestTimeout) }
@@ -412,7 +466,6 @@ final class CurlAttempt: @unchecked Sendable {
         if code == CURLE_PEER_FAILED_VERIFICATION, options.trust == nil, let easy {
             return .trustRejected(host: host, reason: defaultVerificationFailure(easy))
         }
-        if sinkFailed, let sinkError = (sink as? FailableSink)?.failure { return .sinkFailure(sinkError) }
         var message = CurlCodeMapping.message(for: code)
         if let errorBuffer, errorBuffer[0] != 0, let detail = String(validatingCString: errorBuffer) { message = detail }
         if code == CURLE_SSL_CONNECT_ERROR, isHTTPS,

@@ -218,7 +218,8 @@ final class Engine: @unchecked Sendable {
             return
         }
         guard var handle = takeHandle(reset: false) else {
-            attempt.transfer.attemptDidFinish(attempt.finish(code: CURLE_OUT_OF_MEMORY))
+            let error = CurlAttempt.notStarted(CURLE_OUT_OF_MEMORY, "libcurl could not create an easy handle")
+            attempt.transfer.attemptDidFinish(attempt.finish(ending: .refusedBeforeSending(error)))
             return
         }
         active[ObjectIdentifier(attempt)] = attempt
@@ -242,7 +243,8 @@ final class Engine: @unchecked Sendable {
         }
         if curl_multi_add_handle(multi, UnsafeMutableRawPointer(handle.easy)) != CURLM_OK {
             active[ObjectIdentifier(attempt)] = nil
-            let result = attempt.finish(code: CURLE_FAILED_INIT)
+            let error = CurlAttempt.notStarted(CURLE_FAILED_INIT, "libcurl could not add the transfer to its multi handle")
+            let result = attempt.finish(ending: .refusedBeforeSending(error))
             handle.record = nil
             recycle(handle)
             attempt.transfer.attemptDidFinish(result)
@@ -265,7 +267,9 @@ final class Engine: @unchecked Sendable {
             _ = cfcurl_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &raw)
             guard let raw else { continue }
             let attempt = Unmanaged<CurlAttempt>.fromOpaque(raw).takeUnretainedValue()
-            finish(attempt, code: code)
+            guard active[ObjectIdentifier(attempt)] != nil else { continue }
+            // libcurl's code, unless one of the attempt's callbacks recorded why it stopped the transfer.
+            finish(attempt, ending: attempt.ending(libcurlCode: code))
         }
     }
 
@@ -315,21 +319,14 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Removes the attempt's handle, builds its result and hands it to its transfer.
-    private func finish(_ attempt: CurlAttempt, code: CURLcode) {
-        guard active[ObjectIdentifier(attempt)] != nil else { return }
-        finish(attempt, ending: nil, code: code)
-    }
-
-    /// Ends the attempt with an ending the engine decided (a deadline), whatever libcurl was doing.
+    /// Ends an active attempt with `ending` — the engine's own (cancel command, idle timeout,
+    /// resource deadline: whatever libcurl was doing) or libcurl's `CURLMSG_DONE` as the attempt
+    /// reads it (``CurlAttempt/ending(libcurlCode:)``) — removes its handle and hands the result to
+    /// its transfer.
     private func finish(_ attempt: CurlAttempt, ending: AttemptEnding) {
-        finish(attempt, ending: ending, code: CURLE_OK)
-    }
-
-    private func finish(_ attempt: CurlAttempt, ending: AttemptEnding?, code: CURLcode) {
         assert(isCurrentThread, "engine-thread state touched from another thread")
         guard active.removeValue(forKey: ObjectIdentifier(attempt)) != nil else { return }
-        let result = ending.map { attempt.finish(ending: $0) } ?? attempt.finish(code: code)
+        let result = attempt.finish(ending: ending)
         if var handle = attempt.pooledHandle {
             attempt.pooledHandle = nil
             curl_multi_remove_handle(multi, UnsafeMutableRawPointer(handle.easy))
@@ -338,7 +335,8 @@ final class Engine: @unchecked Sendable {
             recycle(handle)
         }
         // An HTTP/2 stream the server never processed is sent again, unseen (UnprocessedStreamReplay.swift).
-        if ending == nil, UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
+        // Only a libcurl transport error qualifies: the engine's own endings never do.
+        if UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
         attempt.transfer.attemptDidFinish(result)
     }
 

@@ -43,7 +43,7 @@ enum UnprocessedStreamReplay {
 
     /// Whether `result`, the outcome of `attempt`, should be replaced by a new attempt.
     static func shouldReplay(_ result: AttemptResult, of attempt: CurlAttempt) -> Bool {
-        attempt.replays < limit && !attempt.cancelled && !attempt.transfer.isCancelFlagged
+        attempt.replays < limit && attempt.abortReason == nil && !attempt.transfer.isCancelFlagged
             && isUnprocessed(result.ending, mayBeHTTP2: mayBeHTTP2(attempt.plan), receivedBytes: result.sink.byteCount)
     }
 
