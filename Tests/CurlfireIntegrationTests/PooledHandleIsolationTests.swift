@@ -56,7 +56,8 @@ final class PooledHandleIsolationTests: XCTestCase {
         let server = try MockServer()
         defer { server.shutdown() }
         let session = session()
-        let refused = await session.request(try closedPortURL()).serializingData().response
+        let closed = "http://127.0.0.1:\(try closedLoopbackPort())/"
+        let refused = await session.request(closed).serializingData().response
         guard case let .sessionTaskFailed(_, firstMessage)? = refused.error else {
             return XCTFail("\(refused.debugDescription)")
         }
@@ -69,20 +70,5 @@ final class PooledHandleIsolationTests: XCTestCase {
         let fine = await session.request(server.url("/ok")).serializingData().response
         XCTAssertNil(fine.error, "\(fine.debugDescription)")
         XCTAssertEqual(fine.data, Data("ok".utf8))
-    }
-
-    /// A loopback URL with nothing listening: bind a port, read its number, close it.
-    private func closedPortURL() throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"
     }
 }

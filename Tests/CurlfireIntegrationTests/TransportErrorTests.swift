@@ -26,7 +26,7 @@ final class TransportErrorTests: XCTestCase {
     }
 
     func testThatAClosedPortIsCannotConnect() async throws {
-        let port = try closedPort()
+        let port = try closedLoopbackPort()
         let response = await Curlfire.request("http://127.0.0.1:\(port)/").serializingData().response
         XCTAssertEqual(transportCode(response), .cannotConnect, "\(response.debugDescription)")
         guard case let .sessionTaskFailed(_, message)? = response.error else { return XCTFail() }
@@ -52,21 +52,5 @@ final class TransportErrorTests: XCTestCase {
         let session = SessionManager(configuration: configuration)
         let response = await session.request(try Live.httpbin("/redirect/5")).serializingData().response
         XCTAssertEqual(transportCode(response), .tooManyRedirects, "\(response.debugDescription)")
-    }
-
-    /// A port on loopback with nothing listening: bind one, read its number, close it.
-    private func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
