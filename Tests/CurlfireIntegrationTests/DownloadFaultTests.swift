@@ -47,10 +47,11 @@ final class DownloadFaultTests: XCTestCase {
         rangeServer = nil
     }
 
-    /// A session whose idle timeout is one second, so a stall fails fast.
-    private func session(trustingTestRoot: Bool = false) throws -> SessionManager {
+    /// A session whose idle timeout is one second, so a stall fails fast (longer under a sanitizer
+    /// for `idleTimeout`'s callers, whose TLS handshake alone can outlast one second there).
+    private func session(trustingTestRoot: Bool = false, idleTimeout: TimeInterval = 1) throws -> SessionManager {
         var configuration = SessionConfiguration()
-        configuration.timeoutIntervalForRequest = 1
+        configuration.timeoutIntervalForRequest = idleTimeout
         configuration.timeoutIntervalForResource = 10
         if trustingTestRoot {
             configuration.trustedRootCertificates = [try Certificate(contentsOf: Live.servers().pkiFile("root-ca.pem"))]
@@ -146,7 +147,8 @@ final class DownloadFaultTests: XCTestCase {
 
     func testThatATLSServerClosingAfterTheHandshakeLeavesNoFile() async throws {
         try await assertFault(FaultServer.shared().https.absoluteString + "/file.bin", .connectionLost, partialBytes: nil,
-                              within: 4, session: session(trustingTestRoot: true))
+                              within: 4 * sanitizerSlowdown,
+                              session: session(trustingTestRoot: true, idleTimeout: sanitizerSlowdown))
     }
 
     // MARK: - Resumable: a strong ETag and body bytes received
