@@ -72,8 +72,10 @@ final class EventMonitorTests: XCTestCase {
         let session = SessionManager(eventMonitors: [monitor])
         let base = try Live.httpbin("")
         let adapter = RetryTests.FlakyAdapter(base: base, paths: ["/status/503", "/get"])
+        // The monitor reads `retryCount` on its own queue, live: the retry's delay (0.5 s, no jitter) must outlast that
+        // queue's hop even on a loaded machine, or the count already reads 1 (it did with a 10 ms delay).
         let response = await session.request(base + "/anything").adapt(using: adapter)
-            .retry(using: RetryPolicy(exponentialBackoffScale: 0.01)).validate().serializingData().response
+            .retry(using: RetryPolicy(exponentialBackoffScale: 0.5, jitter: .none)).validate().serializingData().response
         XCTAssertNil(response.error)
         XCTAssertEqual(monitor.delivered, ["created", "resumed", "adapted", "metrics", "attempt", "retrying(0)",
                                            "adapted", "metrics", "attempt", "finished", "parsed"])
