@@ -100,9 +100,15 @@ final class CompositeEventMonitor: Sendable {
     /// again when `post` returns and the next request is written into it in place; an observer that
     /// keeps its notification keeps its own copy (the next write copies first). A dictionary per post
     /// was one or two allocations per notification whether anyone observed it or not.
+    ///
+    /// The one entry is written through its index, not its key: a keyed write hashed the key's
+    /// `String` and compared it through `AnyHashable` on every post (about 1 % of a request's CPU at
+    /// 64 in flight, docs/Performance.md, "2026-11-26 night"). The dictionary has that one entry
+    /// only, so it sits at `startIndex`; a copy made for an observer keeps its layout.
     private static func drainPosts() {
         var batch: [(Notification.Name, any Request)] = []
-        var userInfo: [AnyHashable: Any] = [:]
+        var userInfo: [AnyHashable: Any] = [Notification.Key.Task: ()] // its value is set before each post
+        let slot = userInfo.startIndex
         while true {
             pendingPosts.withLock { pending in
                 swap(&batch, &pending.posts)
@@ -110,7 +116,7 @@ final class CompositeEventMonitor: Sendable {
             }
             if batch.isEmpty { return }
             for (name, request) in batch {
-                userInfo[Notification.Key.Task] = request
+                userInfo.values[slot] = request
                 NotificationCenter.default.post(name: name, object: nil, userInfo: userInfo)
             }
             batch.removeAll(keepingCapacity: true) // unique here: no new buffer

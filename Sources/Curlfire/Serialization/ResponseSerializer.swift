@@ -109,9 +109,11 @@ public enum ResponseSerialization {
     static func serializeData(request: URLRequest?, head: (any ResponseFacts)?, data: Data?,
                                      error: Error?) -> Result<Data, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, head: head) { return .success(data ?? Data()) }
-        guard let data else { return .failure(.responseSerializationFailed(reason: .inputDataNil)) }
-        return .success(data)
+        // A body is the value whatever the method and status: the rule (which reads the request's
+        // method through Foundation and upper-cases it) is asked only when there is none.
+        if let data { return .success(data) }
+        if emptyBodyAllowed(request: request, head: head) { return .success(Data()) }
+        return .failure(.responseSerializationFailed(reason: .inputDataNil))
     }
 
     /// The body as a `String`: in `encoding` if given, else the response's charset, else ISO-8859-1.
@@ -127,7 +129,7 @@ public enum ResponseSerialization {
     static func serializeString(encoding: String.Encoding?, request: URLRequest?, head: (any ResponseFacts)?,
                                        data: Data?, error: Error?) -> Result<String, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, head: head), data?.isEmpty ?? true { return .success("") }
+        if data?.isEmpty ?? true, emptyBodyAllowed(request: request, head: head) { return .success("") }
         guard let data else { return .failure(.responseSerializationFailed(reason: .inputDataNil)) }
         if data.isEmpty { return .success("") }
         let chosen = encoding
@@ -149,7 +151,7 @@ public enum ResponseSerialization {
     static func serializeJSON(options: JSONSerialization.ReadingOptions, request: URLRequest?,
                                      head: (any ResponseFacts)?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, head: head), data?.isEmpty ?? true { return .success(NSNull()) }
+        if data?.isEmpty ?? true, emptyBodyAllowed(request: request, head: head) { return .success(NSNull()) }
         guard let data, !data.isEmpty else { return .failure(.responseSerializationFailed(reason: .inputDataNilOrZeroLength)) }
         do {
             return .success(try JSONSerialization.jsonObject(with: data, options: options))
@@ -168,7 +170,7 @@ public enum ResponseSerialization {
     static func serializePropertyList(options: PropertyListSerialization.ReadOptions, request: URLRequest?,
                                              head: (any ResponseFacts)?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
         if let error { return .failure(wrap(error)) }
-        if emptyBodyAllowed(request: request, head: head), data?.isEmpty ?? true { return .success(NSNull()) }
+        if data?.isEmpty ?? true, emptyBodyAllowed(request: request, head: head) { return .success(NSNull()) }
         guard let data, !data.isEmpty else { return .failure(.responseSerializationFailed(reason: .inputDataNilOrZeroLength)) }
         do {
             return .success(try PropertyListSerialization.propertyList(from: data, options: options, format: nil))

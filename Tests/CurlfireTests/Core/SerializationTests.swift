@@ -62,6 +62,27 @@ final class SerializationTests: XCTestCase {
                                                                     response: response(204), data: nil, error: nil).get(), Empty.value)
     }
 
+
+    func testThatABodyIsTheValueWhateverTheMethodAndStatusAndNoBodyFollowsTheEmptyRule() throws {
+        // Given: bodies of HEAD and 204 responses (the empty-body rule is asked only without a body)
+        let body = Data("abc".utf8)
+        for (method, status) in [("HEAD", 200), ("head", 204), ("GET", 205), ("GET", 200)] {
+            // Then: a body is returned as it is, an empty one as empty
+            XCTAssertEqual(try ResponseSerialization.serializeData(request: request(method), response: response(status),
+                                                                   data: body, error: nil).get(), body)
+            XCTAssertEqual(try ResponseSerialization.serializeData(request: request(method), response: response(status),
+                                                                   data: Data(), error: nil).get(), Data())
+            XCTAssertEqual(try ResponseSerialization.serializeString(encoding: .utf8, request: request(method),
+                                                                     response: response(status), data: body, error: nil).get(), "abc")
+        }
+        // and no body at all is empty only where the rule allows it (a lower-case method included)
+        XCTAssertEqual(try ResponseSerialization.serializeData(request: request("head"), response: response(200),
+                                                               data: nil, error: nil).get(), Data())
+        guard case .inputDataNil? = serializationReason(ResponseSerialization.serializeData(
+            request: request("GET"), response: response(200), data: nil, error: nil)) else { return XCTFail("GET 200 without a body") }
+        XCTAssertEqual(try ResponseSerialization.serializeString(encoding: nil, request: request("HEAD"), response: response(200),
+                                                                 data: nil, error: nil).get(), "")
+    }
     func testThatTruncatedJSONIsASerializationError() {
         let result = ResponseSerialization.serializeJSON(options: [], request: request("GET"), response: response(200),
                                                          data: Data("{\"a\": [1, 2".utf8), error: nil)
