@@ -100,6 +100,41 @@ final class FakeEngineRequestBuildingTests: XCTestCase {
         XCTAssertEqual(fake.attemptCount, 0, "no attempt for a URL that could not be built")
     }
 
+    /// The readers beside the value, the plan and the response: an adapter (given the built request),
+    /// an event monitor (`didCreateInitialURLRequest`) and a retrier (`request.request` of the value
+    /// it is asked about) each see the request `request(String)` built, for every URL shape.
+    func testThatAdaptersMonitorsAndRetriersSeeTheBuiltRequest() throws {
+        let fake = FakeEngine()
+        let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "request-building-monitor"))
+        let created = Recorder<URLRequest>()
+        monitor.requestDidCreateInitialURLRequest = { _, request in created.append(request) }
+        let session = fake.session(eventMonitors: [monitor])
+        let adapted = Recorder<URLRequest>()
+        session.adapter = RecordingAdapter(seen: adapted)
+        let retried = Recorder<URLRequest?>()
+        session.retrier = RecordingRetrier(seen: retried)
+        for (index, string) in wellFormed.enumerated() {
+            let expected = try XCTUnwrap(expectedRequest(string, timeout: session.configuration.timeoutIntervalForRequest))
+            let delivered = Awaited<DefaultDataResponse>()
+            session.request(string).response { delivered.set($0) }
+            let first = try XCTUnwrap(fake.nextAttempt(), "a first attempt for \(string)")
+            fake.respond(first, status: 503) // asks the retrier, which retries once
+            let second = try XCTUnwrap(fake.nextAttempt(), "a retry for \(string)")
+            assertSameRequest(second.request, expected, "retried: \(string)")
+            fake.respond(second, status: 200)
+            XCTAssertNotNil(delivered.wait(), string)
+            XCTAssertEqual(adapted.all.count, 2 * (index + 1), "adapted once per attempt: \(string)")
+            assertSameRequest(adapted.all.last, expected, "adapter: \(string)")
+            assertSameRequest(retried.all.last ?? nil, expected, "retrier: \(string)")
+        }
+        monitor.queue.sync {} // the monitor's events were queued before the responses were delivered
+        XCTAssertEqual(created.all.count, wellFormed.count)
+        for (request, string) in zip(created.all, wellFormed) {
+            let expected = try XCTUnwrap(expectedRequest(string, timeout: session.configuration.timeoutIntervalForRequest))
+            assertSameRequest(request, expected, "monitor: \(string)")
+        }
+    }
+
     /// `URLEncoding` into the query of a GET: the bytes libcurl is given, pinned (percent-encoding of
     /// spaces, `&`, `=`, `+`, non-ASCII; keys sorted; an existing query kept first).
     func testThatQueryParametersGiveTheSameURLBytes() throws {
@@ -120,5 +155,26 @@ final class FakeEngineRequestBuildingTests: XCTestCase {
             XCTAssertEqual(attempt.plan.requestURLText, expected, string)
             fake.respond(attempt, status: 200)
         }
+    }
+}
+
+/// Records each request it adapts and returns it unchanged.
+private struct RecordingAdapter: RequestAdapter {
+    let seen: Recorder<URLRequest>
+
+    func adapt(_ urlRequest: URLRequest) throws -> URLRequest {
+        seen.append(urlRequest)
+        return urlRequest
+    }
+}
+
+/// Records the request of each value it is asked about; retries the first failure of each request.
+private struct RecordingRetrier: RequestRetrier {
+    let seen: Recorder<URLRequest?>
+
+    func should(_ manager: SessionManager, retry request: any Request, with error: Error,
+                completion: @escaping @Sendable (Bool, TimeInterval) -> Void) {
+        seen.append(request.request)
+        completion(request.retryCount == 0, 0)
     }
 }
