@@ -202,10 +202,20 @@ public struct URLEncoding: ParameterEncoding {
     }
 
     private func query(_ parameters: Parameters) throws -> String {
-        try parameters.keys.sorted()
-            .flatMap { try queryComponents(fromKey: $0, value: parameters[$0] as Any) }
-            .map { "\($0)=\($1)" }
-            .joined(separator: "&")
+        // `name=value` pairs joined by `&`, written into one string (no array of pairs, of
+        // `name=value` strings, or of parts to join).
+        var query = ""
+        var first = true
+        for key in parameters.keys.sorted() {
+            for (name, value) in try queryComponents(fromKey: key, value: parameters[key] as Any) {
+                if !first { query += "&" }
+                first = false
+                query += name
+                query += "="
+                query += value
+            }
+        }
+        return query
     }
 
     private func components(forElements elements: [Any], key: String) throws -> [(String, String)] {
