@@ -15,23 +15,35 @@ enum FormValueFormatting {
     /// sub-delimiters `!$&'()*+,;=`, `%` itself, space (`%20`), controls and all non-ASCII.
     /// With `plusForSpace`, a space becomes `+` instead (a literal `+` is still `%2B`).
     static func escape(_ string: String, plusForSpace: Bool = false) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
-            if isAllowed(byte) {
-                output.append(byte)
-            } else if byte == 0x20 && plusForSpace {
-                output.append(UInt8(ascii: "+"))
-            } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+        // Most keys and values need no escape: the string itself, no copy.
+        var length = 0
+        for byte in string.utf8 { length += isAllowed(byte) || (byte == 0x20 && plusForSpace) ? 1 : 3 }
+        if length == string.utf8.count, !(plusForSpace && string.utf8.contains(0x20)) { return string }
+        // Written straight into the result's storage (an intermediate byte array was one more allocation).
+        return String(unsafeUninitializedCapacity: length) { output in
+            var index = 0
+            for byte in string.utf8 {
+                if isAllowed(byte) {
+                    output[index] = byte
+                    index += 1
+                } else if byte == 0x20 && plusForSpace {
+                    output[index] = UInt8(ascii: "+")
+                    index += 1
+                } else {
+                    output[index] = UInt8(ascii: "%")
+                    output[index + 1] = hexDigit(byte >> 4)
+                    output[index + 2] = hexDigit(byte & 0x0F)
+                    index += 3
+                }
             }
+            return index
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    /// The upper-case hex digit of a nibble (0–15).
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+    }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {

@@ -42,6 +42,12 @@ extension URLRequest {
     mutating func appendPercentEncodedQuery(_ query: String) throws {
         guard let url else { throw CurlfireError.parameterEncodingFailed(reason: .missingURL) }
         guard !query.isEmpty else { return }
+        // The common case as text (QueryAppending.swift): one parse instead of a URLComponents round
+        // trip. A URL relative to a base keeps the round trip, which serializes the relative part only.
+        if url.baseURL == nil, let appended = URL(string: QueryAppending.appending(query, to: url.absoluteString)) {
+            self.url = appended
+            return
+        }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw CurlfireError.invalidURL(url: url.absoluteString)
         }

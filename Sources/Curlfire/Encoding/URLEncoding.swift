@@ -202,10 +202,20 @@ public struct URLEncoding: ParameterEncoding {
     }
 
     private func query(_ parameters: Parameters) throws -> String {
-        try parameters.keys.sorted()
-            .flatMap { try queryComponents(fromKey: $0, value: parameters[$0] as Any) }
-            .map { "\($0)=\($1)" }
-            .joined(separator: "&")
+        // `name=value` pairs joined by `&`, written into one string (no array of pairs, of
+        // `name=value` strings, or of parts to join).
+        var query = ""
+        var first = true
+        for key in parameters.keys.sorted() {
+            for (name, value) in try queryComponents(fromKey: key, value: parameters[key] as Any) {
+                if !first { query += "&" }
+                first = false
+                query += name
+                query += "="
+                query += value
+            }
+        }
+        return query
     }
 
     private func components(forElements elements: [Any], key: String) throws -> [(String, String)] {
@@ -246,9 +256,19 @@ public struct URLEncoding: ParameterEncoding {
     /// The value inside any level of `Optional`, or `nil` for a `nil` optional or `NSNull`.
     static func unwrapped(_ value: Any) -> Any? {
         if value is NSNull { return nil }
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        guard let child = mirror.children.first else { return nil }
-        return unwrapped(child.value)
+        // A conformance check, where a `Mirror` allocated its children for every value.
+        guard let optional = value as? any OptionalParameter else { return value }
+        guard let wrapped = optional.wrappedParameter else { return nil }
+        return unwrapped(wrapped)
     }
+}
+
+/// An `Optional` of any type, seen through `Any` (``URLEncoding/unwrapped(_:)``).
+private protocol OptionalParameter {
+    /// The wrapped value, `nil` for `.none`.
+    var wrappedParameter: Any? { get }
+}
+
+extension Optional: OptionalParameter {
+    fileprivate var wrappedParameter: Any? { map { $0 as Any } }
 }
