@@ -20,7 +20,12 @@ final class FakeEngineRequestValueTests: XCTestCase {
                        request.cURLDescription(redactingCredentials: false))
         XCTAssertEqual(value.description, request.description)
         XCTAssertEqual(value.id, request.id)
+        // `URLRequest`'s `==` on Linux compares only the URL, the method and the cache policy: the rest by field.
         XCTAssertEqual(value.request, request.request)
+        XCTAssertEqual(value.request?.allHTTPHeaderFields, request.request?.allHTTPHeaderFields)
+        XCTAssertEqual(value.request?.httpBody, request.request?.httpBody)
+        XCTAssertEqual(value.request?.timeoutInterval, request.request?.timeoutInterval)
+        XCTAssertNotNil(value.request?.httpBody, "the encoded parameters are in the body of both")
     }
 
     func testThatReleasingTheRequestValueStartsNothingButReleasingTheUsersValueDoes() {
