@@ -459,7 +459,7 @@ final class Transfer: @unchecked Sendable {
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
                                           followsWithoutAsking: spec.redirectHandler.followsNatively,
                                           timeLimits: spec.timeLimits, rateLimits: spec.rateLimits)
-        let plan = AttemptPlan(request: request, body: hop.body, options: options)
+        let plan = AttemptPlan(request: request, body: hop.body, optionsBox: session.transferOptionsCache.box(options))
         let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
                                   startTime: startTime, stage: stage)
         attempt.deadline = deadline
