@@ -71,4 +71,47 @@ final class PooledHandleIsolationTests: XCTestCase {
         XCTAssertNil(fine.error, "\(fine.debugDescription)")
         XCTAssertEqual(fine.data, Data("ok".utf8))
     }
+
+    /// The engine reuses ended attempt objects too (Engine/AttemptPool.swift): an attempt left paused
+    /// (suspended, then cancelled), one cut by an idle timeout and one with a credential and a body
+    /// must leave the next request on that object neither paused, nor timed out, nor with their
+    /// credential, body, response, error or metrics.
+    func testThatTheNextRequestInheritsNothingFromTheAttemptObjectBeforeIt() async throws {
+        let session = session()
+        for round in 0..<3 {
+            let held = session.request(try Live.httpbin("/delay/1?round=\(round)"))
+            let heldTask = Task { await held.serializingData().response }
+            held.suspend()
+            try await Task.sleep(nanoseconds: 200_000_000)
+            held.cancel()
+            guard case .explicitlyCancelled? = await heldTask.value.error else {
+                return XCTFail("round \(round): the held request did not end cancelled")
+            }
+            var slow = URLRequest(url: try XCTUnwrap(URL(string: try Live.httpbin("/delay/3"))))
+            slow.timeoutInterval = 0.5
+            let timedOut = await session.request(slow).serializingData().response
+            XCTAssertNotNil(timedOut.error, "round \(round): /delay/3 within 0.5 s")
+            let posted = await session.request(try Live.httpbin("/post"), method: .post, parameters: ["secret": "body"],
+                                               encoding: JSONEncoding.default)
+                .authenticate(user: "user", password: "pass").validate().serializingData().response
+            XCTAssertNil(posted.error, "round \(round): \(posted.debugDescription)")
+
+            let started = Date()
+            let next = await session.request(try Live.httpbin("/anything/next?round=\(round)")).validate()
+                .serializingDecodable(Anything.self).response
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10, "round \(round): the next request was held")
+            let echoed = try XCTUnwrap(next.value, "round \(round): \(next.debugDescription)")
+            XCTAssertEqual(echoed.method, "GET")
+            XCTAssertEqual(echoed.data, "", "round \(round): a body of the request before was sent")
+            XCTAssertNil(echoed.headers["Authorization"], "round \(round): the credential of the request before leaked")
+            XCTAssertEqual(next.response?.statusCode, 200)
+            XCTAssertEqual(next.metrics?.effectiveURL?.path, "/anything/next")
+        }
+    }
+
+    private struct Anything: Decodable {
+        let method: String
+        let data: String
+        let headers: [String: String]
+    }
 }

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// is `false`.
 public struct DataRequest: DataTransferRequest {
     var core: RequestCore
-    var validators: [DataValidator] = []
+    var validators = DataValidators()
 
     init(core: RequestCore) { self.core = core }
 

@@ -84,6 +84,8 @@ public final class SessionManager: @unchecked Sendable {
     let liveTransfers = LiveTransfers()
     /// Identical requests in flight together, when ``SessionConfiguration/coalescesIdenticalRequests``.
     let coalescer = RequestCoalescer()
+    /// The last plain hop settings, boxed once for the plans that share them (Engine/TransferOptionsCache.swift).
+    let transferOptionsCache = TransferOptionsCache()
 
     /// Creates a session.
     ///

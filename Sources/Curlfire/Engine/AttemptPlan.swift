@@ -62,8 +62,20 @@ struct AttemptPlan: Sendable {
     ///   - body:    the body it sends.
     ///   - options: the settings resolved for the hop's host (``SessionManager/planOptions(for:credential:reportsProgress:)``).
     init(request: URLRequest, body: UploadBody, options: TransferOptions) {
+        self.init(request: request, body: body, optionsBox: ImmutableBox(options))
+    }
+
+    /// Plans a hop with settings already boxed: a session hands consecutive plain hops the same box
+    /// (``TransferOptionsCache``), so planning allocates none.
+    ///
+    /// - Parameters:
+    ///   - request:    the hop's request (adapted, or the redirect target).
+    ///   - body:       the body it sends.
+    ///   - optionsBox: the settings resolved for the hop's host, boxed.
+    init(request: URLRequest, body: UploadBody, optionsBox: ImmutableBox<TransferOptions>) {
+        let options = optionsBox.value
         self.request = request
-        optionsBox = ImmutableBox(options)
+        self.optionsBox = optionsBox
         let scheme = request.url?.scheme?.lowercased()
         isHTTPS = scheme == "https" || scheme == "https+unix"
         curlURL = options.unixSocket?.curlURL ?? request.url?.absoluteString

@@ -30,29 +30,37 @@ struct AttemptResult: @unchecked Sendable {
 /// One attempt of a transfer inside the engine: the easy handle's configuration (from its
 /// ``AttemptPlan``), the libcurl callbacks' state, and the result.
 ///
-/// Created off the engine thread with everything resolved, then owned by the engine thread from
-/// the moment it is enqueued (hence `@unchecked Sendable`: ownership moves, it is never shared).
+/// Created (or taken from the engine's pool of ended attempts and filled, AttemptPool.swift) off the
+/// engine thread with everything resolved, then owned by the engine thread from the moment it is
+/// enqueued until the engine ends it and empties it back into the pool (hence `@unchecked Sendable`:
+/// ownership moves, under the pool's lock on the way back; it is never shared).
 /// libcurl's callbacks receive it as an unretained pointer; the engine's `active` table keeps it
 /// alive until the handle is removed from the multi handle.
 final class CurlAttempt: @unchecked Sendable {
-    let transfer: Transfer
-    let plan: AttemptPlan
+    /// The attempt's transfer, plan and sink; `nil` only while the object waits in the engine's
+    /// pool (AttemptPool.swift), where nothing reaches it: a pooled attempt holds nothing of its
+    /// last request (its transfer would hold the session, whose engine holds the pool).
+    private var owner: Transfer?
+    private var storedPlan: AttemptPlan?
+    private var storedSink: ResponseSink?
+    var transfer: Transfer { owner.unsafelyUnwrapped }
+    var plan: AttemptPlan { storedPlan.unsafelyUnwrapped }
     var request: URLRequest { plan.request }
     var options: TransferOptions { plan.options }
-    let sink: ResponseSink
+    var sink: ResponseSink { storedSink.unsafelyUnwrapped }
     /// The lifecycle stage this attempt carries out.
-    let stage: RequestStateMachine.Stage
+    private(set) var stage: RequestStateMachine.Stage
     /// The sink's optional roles, resolved once: the callbacks run per chunk and a protocol cast is
     /// a conformance lookup each time.
-    private let headObserver: ResponseHeadObserver?
-    private let backPressure: BackPressureSink?
-    let reader: BodyReader
-    let startTime: TimeInterval
+    private var headObserver: ResponseHeadObserver?
+    private var backPressure: BackPressureSink?
+    private(set) var reader: BodyReader
+    private(set) var startTime: TimeInterval
 
     private(set) var easy: UnsafeMutableRawPointer?
-    private let headerList: UnsafeMutablePointer<curl_slist>?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
     /// Whether ``headerList`` is this attempt's to free (not the session's shared one).
-    private let ownsHeaderList: Bool
+    private var ownsHeaderList = false
     private var connectToList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
     private var proxyHeaderList: UnsafeMutablePointer<curl_slist>?
@@ -73,12 +81,17 @@ final class CurlAttempt: @unchecked Sendable {
     /// State, not an ending: set by the engine while the transfer is suspended (or a stream's
     /// consumers are behind). The data callbacks then ask libcurl to pause: `curl_easy_pause` alone
     /// is lost when it lands before the transfer has begun.
-    var paused = false {
-        didSet {
+    var paused: Bool {
+        get { pausedState }
+        set {
             assert(isOnEngineThread, "CurlAttempt.paused set off the engine thread")
-            if oldValue && !paused { idleClock.restart() }
+            let was = pausedState
+            pausedState = newValue
+            if was && !newValue { idleClock.restart() }
         }
     }
+    /// ``paused``'s value (cleared without the engine-thread check when the attempt is pooled).
+    private var pausedState = false
     /// When bytes last moved; the engine fails the attempt once it has been idle too long.
     private(set) var idleClock: IdleClock
 
@@ -117,13 +130,29 @@ final class CurlAttempt: @unchecked Sendable {
 
     init(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink, startTime: TimeInterval,
          stage: RequestStateMachine.Stage) {
-        self.transfer = transfer
-        self.plan = plan
-        self.sink = sink
         self.stage = stage
         reader = BodyReader.make(body)
         self.startTime = startTime
         idleClock = IdleClock(seconds: plan.options.requestTimeout)
+        take(transfer: transfer, plan: plan, sink: sink)
+    }
+
+    /// Makes a pooled attempt (``clear()`` emptied it) the new attempt these arguments describe, as
+    /// ``init(transfer:plan:body:sink:startTime:stage:)`` would make it.
+    func reuse(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink, startTime: TimeInterval,
+               stage: RequestStateMachine.Stage) {
+        self.stage = stage
+        reader = BodyReader.make(body)
+        self.startTime = startTime
+        idleClock = IdleClock(seconds: plan.options.requestTimeout)
+        take(transfer: transfer, plan: plan, sink: sink)
+    }
+
+    /// What the initializer and ``reuse(transfer:plan:body:sink:startTime:stage:)`` share.
+    private func take(transfer: Transfer, plan: AttemptPlan, sink: ResponseSink) {
+        owner = transfer
+        storedPlan = plan
+        storedSink = sink
         if let rate = plan.options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
         if let rate = plan.options.maximumUploadBytesPerSecond { uploadPacer = RatePacer(bytesPerSecond: rate) }
         headObserver = sink as? ResponseHeadObserver
@@ -135,6 +164,51 @@ final class CurlAttempt: @unchecked Sendable {
             headerList = AttemptPlan.curlHeaderList(plan.headerLines, acceptEncoding: plan.acceptEncoding)
             ownsHeaderList = true
         }
+    }
+
+    /// Forgets everything of the request this attempt carried out, for the engine's pool: its
+    /// transfer, plan, sink and body reader, the response head, TLS details, progress, the recorded
+    /// abort reason, pause and pace state, clocks, deadline, live events, replay count, handle, error
+    /// buffer and the lists it owned. Called by the engine once nothing else references the attempt
+    /// (AttemptPool.swift); ``reuse(transfer:plan:body:sink:startTime:stage:)`` fills it again.
+    func clear() {
+        freeLists()
+        owner = nil
+        storedPlan = nil
+        storedSink = nil
+        headObserver = nil
+        backPressure = nil
+        reader = BodyReader.make(.none)
+        easy = nil
+        head = ResponseHead()
+        firstByteTime = nil
+        tls = NegotiatedTLS()
+        lastProgress = (-1, -1, -1, -1)
+        discardsBody = false
+        abortReason = nil
+        pausedState = false
+        idleClock = IdleClock(seconds: 0)
+        deadline = 0
+        live = nil
+        replays = 0
+        pooledHandle = nil
+        downloadPacer = nil
+        uploadPacer = nil
+        paceHeldUntil = 0
+        errorBuffer = nil
+    }
+
+    /// Frees the header, connect-to, resolve and proxy-header lists this attempt made.
+    private func freeLists() {
+        if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        ownsHeaderList = false
+        if let connectToList { curl_slist_free_all(connectToList) }
+        connectToList = nil
+        if let resolveList { curl_slist_free_all(resolveList) }
+        resolveList = nil
+        if let proxyHeaderList { curl_slist_free_all(proxyHeaderList) }
+        proxyHeaderList = nil
     }
 
     /// Whether the caller runs on the thread of the executor that runs this attempt (the engine
@@ -156,10 +230,7 @@ final class CurlAttempt: @unchecked Sendable {
     private var errorBuffer: UnsafeMutablePointer<CChar>?
 
     deinit {
-        if ownsHeaderList, let headerList { curl_slist_free_all(headerList) }
-        if let connectToList { curl_slist_free_all(connectToList) }
-        if let resolveList { curl_slist_free_all(resolveList) }
-        if let proxyHeaderList { curl_slist_free_all(proxyHeaderList) }
+        freeLists()
     }
 
     // MARK: - Configuration (engine thread)

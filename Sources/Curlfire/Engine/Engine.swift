@@ -52,6 +52,8 @@ final class Engine: @unchecked Sendable {
     /// The handlers for serial queues that this turn of the loop released, handed out as one block
     /// per queue before the thread next sleeps (``deliver(_:to:on:serial:)``).
     private var deliveries = DeliveryBatch()
+    /// Ended attempts kept for the next ones (AttemptPool.swift).
+    let attemptPool = AttemptPool()
 
     /// Creates the engine and starts its thread.
     init(label: String, maximumConnectionsPerHost: Int,
@@ -87,6 +89,12 @@ final class Engine: @unchecked Sendable {
 
     /// Whether the caller runs on this engine's thread (compared by identity, not by name).
     var isCurrentThread: Bool { Thread.current === thread }
+
+    /// An attempt from the engine's pool (AttemptPool.swift), filled on the caller's thread.
+    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink,
+                     startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt {
+        attemptPool.take(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
+    }
 
     /// Hands a command to the engine thread. Thread-safe, never blocks on the engine.
     /// Returns `false` once the engine has shut down.
@@ -337,7 +345,9 @@ final class Engine: @unchecked Sendable {
         // An HTTP/2 stream the server never processed is sent again, unseen (UnprocessedStreamReplay.swift).
         // Only a libcurl transport error qualifies: the engine's own endings never do.
         if UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
+        paced[ObjectIdentifier(attempt)] = nil
         attempt.transfer.attemptDidFinish(result)
+        attemptPool.recycle(attempt) // its result is a value: nothing of this request stays on it
     }
 
     /// Pools a handle: reset, or — with the record of a completed attempt's plan — as it is, so the

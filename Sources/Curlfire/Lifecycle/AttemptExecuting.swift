@@ -24,6 +24,11 @@ protocol AttemptExecuting: AnyObject, Sendable {
     /// a trust policy manager — is never called there.
     var isCurrentThread: Bool { get }
 
+    /// An attempt to hand over with `.add`: the engine takes it from its pool of ended attempts
+    /// (Engine/AttemptPool.swift); another executor makes a new one.
+    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink,
+                     startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt
+
     /// Stops the executor: attempts still in it end with ``AttemptEnding/sessionDeinitialized``.
     /// Returns once it has stopped; called once, when its session goes away.
     func shutdown()
@@ -40,6 +45,12 @@ protocol AttemptExecuting: AnyObject, Sendable {
 }
 
 extension AttemptExecuting {
+    /// A new attempt each time (an executor without a pool: the fake engine of unit tests).
+    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink,
+                     startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt {
+        CurlAttempt(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
+    }
+
     /// One block per handler (an executor that does not batch: the fake engine of unit tests).
     func deliver(_ outcome: TransferOutcome, to run: @escaping @Sendable (TransferOutcome) -> Void,
                  on queue: DispatchQueue, serial: Bool) {

@@ -459,9 +459,9 @@ final class Transfer: @unchecked Sendable {
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
                                           followsWithoutAsking: spec.redirectHandler.followsNatively,
                                           timeLimits: spec.timeLimits, rateLimits: spec.rateLimits)
-        let plan = AttemptPlan(request: request, body: hop.body, options: options)
-        let attempt = CurlAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
-                                  startTime: startTime, stage: stage)
+        let plan = AttemptPlan(request: request, body: hop.body, optionsBox: session.transferOptionsCache.box(options))
+        let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
+                                                 startTime: startTime, stage: stage)
         attempt.deadline = deadline
         if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: options.reportsProgress),
            joinFlight(attempt, request: request, credential: hop.credential, plan: plan, startTime: startTime, stage: stage) {

@@ -132,7 +132,7 @@ class AwaitedResponse<Response>: @unchecked Sendable {
 /// producer closure. (`@unchecked Sendable` as its superclass; its own properties are constants.)
 final class AwaitedDataResponse<Serializer: DataResponseSerializerProtocol>:
     AwaitedResponse<DataResponse<Serializer.SerializedObject>>, @unchecked Sendable {
-    private let validators: [DataValidator]
+    private let validators: DataValidators
     private let serializer: Serializer
 
     /// Attaches to `request`'s transfer with its current validators.

@@ -72,7 +72,7 @@ extension DataTransferRequest {
 
     /// Validates `outcome` with `validators` and serializes it: what a response handler delivers.
     static func makeResponse<Serializer: DataResponseSerializerProtocol>(
-        _ outcome: TransferOutcome, validators: [DataValidator], transfer: Transfer, serializer: Serializer
+        _ outcome: TransferOutcome, validators: DataValidators, transfer: Transfer, serializer: Serializer
     ) -> DataResponse<Serializer.SerializedObject> {
         let error = outcome.error
             ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)

@@ -118,9 +118,15 @@ enum ResponseValidator {
         return accept.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
+    /// Runs `validators` in order; the first failure, as a ``CurlfireError``.
+    static func run(_ validators: [DataValidator], request: URLRequest?, response head: LazyResponse?,
+                    data: Data?) -> CurlfireError? {
+        run(DataValidators(validators), request: request, response: head, data: data)
+    }
+
     /// Runs validators in order; the first failure, as a ``CurlfireError``.
     /// The response is built from its head only when there is a validator to read it.
-    static func run(_ validators: [DataValidator], request: URLRequest?, response head: LazyResponse?,
+    static func run(_ validators: DataValidators, request: URLRequest?, response head: LazyResponse?,
                     data: Data?) -> CurlfireError? {
         guard !validators.isEmpty, let head, head.statusCode > 0 else { return nil }
         for validator in validators {
