@@ -149,6 +149,17 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Resumes a task awaiting an outcome (``AwaitedResponse``). On the engine thread, at the end of
+    /// this loop turn together with every other task the turn released (``DeliveryBatch``), before the
+    /// engine next sleeps; elsewhere at once.
+    func resume(_ continuation: UnsafeContinuation<Void, Never>) {
+        if isCurrentThread {
+            deliveries.add(resuming: continuation)
+        } else {
+            continuation.resume()
+        }
+    }
+
     // MARK: - The loop (engine thread)
 
     private func run() {
@@ -168,7 +179,7 @@ final class Engine: @unchecked Sendable {
             collectFinished()
             expireIdleAttempts()
             let paceWait = paced.isEmpty ? 100 : resumePacedAttempts()
-            if !deliveries.isEmpty { deliveries.flush() } // one block per serial queue for this turn
+            if !deliveries.isEmpty { deliveries.flush() } // awaiting tasks, then one block per serial queue
             lock.lock()
             let more = !commands.isEmpty || isShuttingDown
             isSleeping = !more

@@ -42,6 +42,10 @@ protocol AttemptExecuting: AnyObject, Sendable {
     /// Runs the prebuilt handler `job` on `queue`, later and never inline; batched like
     /// ``deliver(_:to:on:serial:)`` when `serial`.
     func deliver(job: @escaping @Sendable () -> Void, on queue: DispatchQueue, serial: Bool)
+
+    /// Resumes a task awaiting an outcome that is stored: the engine batches the tasks one loop turn
+    /// releases (DeliveryBatch.swift). Called under no lock.
+    func resume(_ continuation: UnsafeContinuation<Void, Never>)
 }
 
 extension AttemptExecuting {
@@ -60,6 +64,11 @@ extension AttemptExecuting {
     /// One block per handler (an executor that does not batch: the fake engine of unit tests).
     func deliver(job: @escaping @Sendable () -> Void, on queue: DispatchQueue, serial: Bool) {
         queue.async(execute: job)
+    }
+
+    /// At once (an executor that does not batch: the fake engine of unit tests).
+    func resume(_ continuation: UnsafeContinuation<Void, Never>) {
+        continuation.resume()
     }
 }
 

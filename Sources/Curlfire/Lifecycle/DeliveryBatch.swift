@@ -31,8 +31,18 @@ struct DeliveryBatch {
     /// in a turn (every turn, for requests made one after another) allocates no array for it.
     private var groups: [(queue: DispatchQueue, first: Item, more: [Item])] = []
 
-    /// Whether no handler waits.
-    var isEmpty: Bool { groups.isEmpty }
+    /// Awaiting tasks whose outcome this turn handed over, in that order. Resumed together at the
+    /// end of the turn: a burst of resumptions wakes Swift's executor once for many jobs, where one
+    /// resumption each, spread over the turn, woke a thread for nearly every request.
+    private var resumptions: [UnsafeContinuation<Void, Never>] = []
+
+    /// Whether no handler and no awaiting task waits.
+    var isEmpty: Bool { groups.isEmpty && resumptions.isEmpty }
+
+    /// Queues `continuation` (an awaiting task whose outcome is stored) to be resumed at the end of the turn.
+    mutating func add(resuming continuation: UnsafeContinuation<Void, Never>) {
+        resumptions.append(continuation)
+    }
 
     /// Queues `run` to be given `outcome` on `queue` (a serial queue) after the handlers queued
     /// for it before.
@@ -54,10 +64,13 @@ struct DeliveryBatch {
         }
     }
 
-    /// Hands each queue its handlers as one block, queues in first-use order, then empties the batch.
+    /// Resumes the awaiting tasks, in order, then hands each queue its handlers as one block,
+    /// queues in first-use order, then empties the batch.
     ///
     /// - Parameter dispatch: How a block reaches its queue; `async` unless a test records it.
     mutating func flush(dispatch: (DispatchQueue, @escaping @Sendable () -> Void) -> Void = { $0.async(execute: $1) }) {
+        for continuation in resumptions { continuation.resume() }
+        resumptions.removeAll(keepingCapacity: true)
         for (queue, first, more) in groups {
             if more.isEmpty {
                 // One block, as without batching; a prebuilt job is dispatched as it is.

@@ -93,8 +93,11 @@ class AwaitedResponse<Response>: @unchecked Sendable {
         firstWaiter = nil
         moreWaiters = []
         lock.unlock()
-        first?.resume()
-        for waiter in more { waiter.resume() }
+        // On the engine thread, the awaiting tasks are resumed at the end of its loop turn, with the
+        // others the turn released (Engine.resume(_:)).
+        let engine = transfer.session.engine
+        if let first { engine.resume(first) }
+        for waiter in more { engine.resume(waiter) }
     }
 
     /// The response, once the transfer has finished; made on the first call.

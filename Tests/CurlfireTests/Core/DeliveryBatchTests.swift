@@ -56,4 +56,25 @@ final class DeliveryBatchTests: XCTestCase {
         let given = SessionManager(callbackQueue: DispatchQueue(label: "given", attributes: .concurrent))
         XCTAssertFalse(given.isKnownSerial(given.callbackQueue), "a queue the caller gave may be concurrent")
     }
+
+    func testThatAwaitingTasksAreResumedAtTheFlushInOneBurstNotBefore() async throws {
+        let registered = LockedValue<[UnsafeContinuation<Void, Never>]>([])
+        let resumed = LockedValue(0)
+        let tasks = (0..<3).map { _ in
+            Task {
+                await withUnsafeContinuation { continuation in registered.withLock { $0.append(continuation) } }
+                resumed.withLock { $0 += 1 }
+            }
+        }
+        while registered.withLock({ $0.count }) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        var batch = DeliveryBatch()
+        for continuation in registered.withLock({ $0 }) { batch.add(resuming: continuation) }
+        XCTAssertFalse(batch.isEmpty, "a waiting task keeps the batch from being empty")
+        try await Task.sleep(for: .milliseconds(50))
+        XCTAssertEqual(resumed.withLock { $0 }, 0, "no task is resumed before the flush")
+        batch.flush(dispatch: { queue, _ in XCTFail("no handler was queued for \(queue.label)") })
+        XCTAssertTrue(batch.isEmpty)
+        for task in tasks { await task.value }
+        XCTAssertEqual(resumed.withLock { $0 }, 3, "each task resumed once")
+    }
 }
