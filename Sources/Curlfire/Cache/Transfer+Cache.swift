@@ -79,7 +79,7 @@ extension Transfer {
         let age = Int(Freshness.currentAge(of: entry, now: now).rounded(.down))
         let end = Date.timeIntervalSinceReferenceDate
         var outcome = TransferOutcome(
-            request: request, lazyResponse: entry.lazyResponse(url: url, replacing: [.init(name: "Age", value: "\(age)")]),
+            head: .built(request), lazyResponse: entry.lazyResponse(url: url, replacing: [.init(name: "Age", value: "\(age)")]),
             data: entry.body, error: nil,
             timeline: Timeline(requestStartTime: startTime, initialResponseTime: end, requestCompletedTime: end,
                                serializationCompletedTime: end),

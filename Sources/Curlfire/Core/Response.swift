@@ -3,8 +3,11 @@ import FoundationNetworking
 
 /// The unserialized result of a data request: what `response(queue:completionHandler:)` delivers.
 public struct DefaultDataResponse: Sendable {
-    /// The request sent (after adapters), if one could be built.
-    public let request: URLRequest?
+    /// The request sent (after adapters), if one could be built. A request that went out in its plain
+    /// form (`request(String)` with nothing to encode) is built into a `URLRequest` on each read.
+    public var request: URLRequest? { head?.urlRequest }
+    /// The request sent, in its plain form until ``request`` is read.
+    let head: LazyRequest?
     /// The server's response, if one arrived. Built from the received head on first read: Foundation's
     /// `HTTPURLResponse` initialiser case-folds every header, a cost a caller who never reads it
     /// should not pay.
@@ -34,10 +37,18 @@ public struct DefaultDataResponse: Sendable {
 
     /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
     init(request: URLRequest?, lazyResponse: LazyResponse?, data: Data?, error: CurlfireError?,
-                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
-                cacheStatus: CacheStatus = .network) {
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         cacheStatus: CacheStatus = .network) {
+        self.init(head: request.map(LazyRequest.built), lazyResponse: lazyResponse, data: data, error: error,
+                  timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
+    }
+
+    /// Creates a response around a request and a head that are built into Foundation's types when first read.
+    init(head: LazyRequest?, lazyResponse: LazyResponse?, data: Data?, error: CurlfireError?,
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         cacheStatus: CacheStatus = .network) {
         self.cacheStatus = cacheStatus
-        self.request = request
+        self.head = head
         self.lazyResponse = lazyResponse
         self.data = data
         self.error = error
@@ -49,8 +60,11 @@ public struct DefaultDataResponse: Sendable {
 
 /// The serialized result of a data request: a `Result` plus everything about the exchange.
 public struct DataResponse<Value> {
-    /// The request sent (after adapters), if one could be built.
-    public let request: URLRequest?
+    /// The request sent (after adapters), if one could be built. A request that went out in its plain
+    /// form (`request(String)` with nothing to encode) is built into a `URLRequest` on each read.
+    public var request: URLRequest? { head?.urlRequest }
+    /// The request sent, in its plain form until ``request`` is read.
+    let head: LazyRequest?
     /// The server's response, if one arrived. Built from the received head on first read: Foundation's
     /// `HTTPURLResponse` initialiser case-folds every header, a cost a caller who never reads it
     /// should not pay.
@@ -86,10 +100,18 @@ public struct DataResponse<Value> {
 
     /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
     init(request: URLRequest?, lazyResponse: LazyResponse?, data: Data?, result: Result<Value, CurlfireError>,
-                timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
-                cacheStatus: CacheStatus = .network) {
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         cacheStatus: CacheStatus = .network) {
+        self.init(head: request.map(LazyRequest.built), lazyResponse: lazyResponse, data: data, result: result,
+                  timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
+    }
+
+    /// Creates a response around a request and a head that are built into Foundation's types when first read.
+    init(head: LazyRequest?, lazyResponse: LazyResponse?, data: Data?, result: Result<Value, CurlfireError>,
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         cacheStatus: CacheStatus = .network) {
         self.cacheStatus = cacheStatus
-        self.request = request
+        self.head = head
         self.lazyResponse = lazyResponse
         self.data = data
         self.result = result
@@ -100,7 +122,7 @@ public struct DataResponse<Value> {
 
     /// The same response with the success value transformed.
     public func map<T>(_ transform: (Value) -> T) -> DataResponse<T> {
-        DataResponse<T>(request: request, lazyResponse: lazyResponse, data: data, result: result.map(transform),
+        DataResponse<T>(head: head, lazyResponse: lazyResponse, data: data, result: result.map(transform),
                         timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 
@@ -114,13 +136,13 @@ public struct DataResponse<Value> {
                     ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error)))
             }
         }
-        return DataResponse<T>(request: request, lazyResponse: lazyResponse, data: data, result: mapped,
+        return DataResponse<T>(head: head, lazyResponse: lazyResponse, data: data, result: mapped,
                                timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 
     /// The same response with the failure transformed.
     public func mapError(_ transform: (CurlfireError) -> CurlfireError) -> DataResponse<Value> {
-        DataResponse(request: request, lazyResponse: lazyResponse, data: data, result: result.mapError(transform),
+        DataResponse(head: head, lazyResponse: lazyResponse, data: data, result: result.mapError(transform),
                      timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
     }
 }

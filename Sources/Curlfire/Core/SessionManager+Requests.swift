@@ -30,6 +30,10 @@ extension SessionManager {
                         encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                         interceptor: (any RequestInterceptor)? = nil,
                         requestModifier: RequestModifier? = nil) -> DataRequest {
+        if parameters == nil, headers == nil, requestModifier == nil, encoding is URLEncoding {
+            // Nothing to encode or change: the plain parts, a `URLRequest` only when one is read.
+            return request(head: plainHead(url, method: method), interceptor: interceptor)
+        }
         let built = Self.build { () throws -> URLRequest in
             let request = try makeURLRequest(url, method: method, headers: headers, modifier: requestModifier)
             return try encoding.encode(request, with: parameters)
@@ -76,9 +80,28 @@ extension SessionManager {
 
     /// Builds the spec of a data request: the request (or its error) and the session's defaults.
     func request(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
-        var spec = dataSpec(built, interceptor: interceptor)
+        request(head: built.map(LazyRequest.built), interceptor: interceptor)
+    }
+
+    /// Builds the spec of a data request from a request that may still be in its plain form.
+    func request(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+        var spec = dataSpec(head: head, interceptor: interceptor)
         spec.cache = cacheSettings
         return DataRequest(core: RequestCore(session: self, spec: spec))
+    }
+
+    /// The plain parts of `URLRequest(url:method:headers:)` with the session's timeout, as
+    /// ``makeURLRequest(_:method:headers:modifier:)`` would build them with no headers and no modifier;
+    /// the same ``CurlfireError/invalidURL(url:)`` for a URL it would refuse.
+    func plainHead(_ url: URLConvertible, method: HTTPMethod) -> Result<LazyRequest, CurlfireError> {
+        do {
+            let resolved = try resolvingBaseURL(url).asURL()
+            return .success(.plain(url: resolved, method: method, timeout: configuration.timeoutIntervalForRequest))
+        } catch let error as CurlfireError {
+            return .failure(error)
+        } catch {
+            return .failure(.parameterEncodingFailed(reason: .customEncodingFailed(error: error)))
+        }
     }
 
     /// The cache settings of the session's data and upload requests; `nil` without a ``ResponseCache``.
@@ -92,8 +115,13 @@ extension SessionManager {
     /// redirect handler, and the request's own interceptor (adapting after the session's
     /// adapters, asked before the session's retriers, as ``DataTransferRequest/intercept(using:)``).
     func dataSpec(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Spec {
-        var spec = Transfer.Spec(urlRequest: built)
-        if case let .success(request) = spec.urlRequest {
+        dataSpec(head: built.map(LazyRequest.built), interceptor: interceptor)
+    }
+
+    /// ``dataSpec(_:interceptor:)`` for a request that may still be in its plain form (which has no body).
+    func dataSpec(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Spec {
+        var spec = Transfer.Spec(head: head)
+        if case let .success(.built(request)) = spec.head {
             if let body = request.httpBody, !body.isEmpty {
                 spec.body = .data(body)
             } else if let stream = request.httpBodyStream {

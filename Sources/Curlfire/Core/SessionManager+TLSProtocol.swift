@@ -7,6 +7,11 @@ extension SessionManager {
     /// character in a list), checked before anything is sent; `nil` for a plain-HTTP hop or when
     /// both are usable.
     func tlsSettingsError(for request: URLRequest) -> CurlfireError? {
+        tlsSettingsError(for: .built(request))
+    }
+
+    /// ``tlsSettingsError(for:)`` for a request that may still be in its plain form.
+    func tlsSettingsError(for request: LazyRequest) -> CurlfireError? {
         if tlsProtocolPolicies.allUsable, tlsKeyLog == nil { return nil }
         let scheme = request.url?.scheme?.lowercased()
         guard scheme == "https" || scheme == "https+unix" else { return nil }

@@ -194,6 +194,16 @@ public final class SessionManager: @unchecked Sendable {
                      reportsProgress: Bool, followsWithoutAsking: Bool,
                      timeLimits: RequestTimeLimits = RequestTimeLimits(),
                      rateLimits: RequestRateLimits = RequestRateLimits()) -> TransferOptions {
+        planOptions(for: .built(request), credential: credential, reportsProgress: reportsProgress,
+                    followsWithoutAsking: followsWithoutAsking, timeLimits: timeLimits, rateLimits: rateLimits)
+    }
+
+    /// ``planOptions(for:credential:reportsProgress:followsWithoutAsking:timeLimits:rateLimits:)`` for a
+    /// request that may still be in its plain form (it reads only the URL and the timeout).
+    func planOptions(for request: LazyRequest, credential: (user: String, password: String)?,
+                     reportsProgress: Bool, followsWithoutAsking: Bool,
+                     timeLimits: RequestTimeLimits = RequestTimeLimits(),
+                     rateLimits: RequestRateLimits = RequestRateLimits()) -> TransferOptions {
         var options = TransferOptions()
         options.requestTimeout = request.timeoutInterval
         options.resourceTimeout = timeLimits.resourceTimeout(session: configuration.timeoutIntervalForResource)

@@ -27,8 +27,10 @@ protocol CurlOptionWriter {
 /// ``write(to:)`` lists the libcurl options; it is pure, so the plan is unit-tested without a
 /// network (AttemptPlanTests).
 struct AttemptPlan: Sendable {
-    /// The request of this hop.
-    let request: URLRequest
+    /// The request of this hop, in its plain form until something needs a `URLRequest`.
+    let head: LazyRequest
+    /// ``head`` as Foundation's type (built on each read from a plain head).
+    var request: URLRequest { head.urlRequest }
     /// The upper-cased method.
     let method: String
     /// Whether a body is sent, and its length.
@@ -62,7 +64,12 @@ struct AttemptPlan: Sendable {
     ///   - body:    the body it sends.
     ///   - options: the settings resolved for the hop's host (``SessionManager/planOptions(for:credential:reportsProgress:)``).
     init(request: URLRequest, body: UploadBody, options: TransferOptions) {
-        self.init(request: request, body: body, optionsBox: ImmutableBox(options))
+        self.init(request: .built(request), body: body, optionsBox: ImmutableBox(options))
+    }
+
+    /// Plans a hop with settings already boxed (``init(request:body:optionsBox:)`` for a built request).
+    init(request: URLRequest, body: UploadBody, optionsBox: ImmutableBox<TransferOptions>) {
+        self.init(request: .built(request), body: body, optionsBox: optionsBox)
     }
 
     /// Plans a hop with settings already boxed: a session hands consecutive plain hops the same box
@@ -72,9 +79,9 @@ struct AttemptPlan: Sendable {
     ///   - request:    the hop's request (adapted, or the redirect target).
     ///   - body:       the body it sends.
     ///   - optionsBox: the settings resolved for the hop's host, boxed.
-    init(request: URLRequest, body: UploadBody, optionsBox: ImmutableBox<TransferOptions>) {
+    init(request: LazyRequest, body: UploadBody, optionsBox: ImmutableBox<TransferOptions>) {
         let options = optionsBox.value
-        self.request = request
+        self.head = request
         self.optionsBox = optionsBox
         let scheme = request.url?.scheme?.lowercased()
         isHTTPS = scheme == "https" || scheme == "https+unix"
@@ -282,6 +289,12 @@ struct AttemptPlan: Sendable {
     /// libcurl's header lines from the request's headers plus the session's defaults the request
     /// does not set (names compared ASCII-case-insensitively without Foundation).
     static func headerLines(request: URLRequest, defaults: HTTPHeaders, hasBody: Bool)
+        -> (lines: [String], acceptEncoding: String?) {
+        headerLines(request: .built(request), defaults: defaults, hasBody: hasBody)
+    }
+
+    /// ``headerLines(request:defaults:hasBody:)`` for a request that may still be in its plain form.
+    static func headerLines(request: LazyRequest, defaults: HTTPHeaders, hasBody: Bool)
         -> (lines: [String], acceptEncoding: String?) {
         var lines: [String] = []
         var acceptEncoding: String?

@@ -8,7 +8,13 @@ internal import COpenSSL
 /// `@unchecked Sendable`: `URLRequest` and the sink are not `Sendable`. It is made once on the engine thread
 /// and handed over by value; the engine keeps no reference to its sink afterwards, so nothing is shared.
 struct AttemptResult: @unchecked Sendable {
-    var request: URLRequest
+    /// The hop's request, in its plain form until something needs a `URLRequest`.
+    var head: LazyRequest
+    /// ``head`` as Foundation's type (built on each read from a plain head).
+    var request: URLRequest {
+        get { head.urlRequest }
+        set { head = .built(newValue) }
+    }
     /// The response head, made into an `HTTPURLResponse` off the engine thread when first read.
     var lazyResponse: LazyResponse?
     var response: HTTPURLResponse? { lazyResponse?.response }
@@ -25,6 +31,17 @@ struct AttemptResult: @unchecked Sendable {
     var uploadedBodyBytes: Int64 = 0
     /// The lifecycle stage the attempt belongs to.
     var stage: RequestStateMachine.Stage
+}
+
+extension AttemptResult {
+    /// The result of an attempt that sent a built request (every field as the memberwise initializer).
+    init(request: URLRequest, lazyResponse: LazyResponse?, sink: ResponseSink, ending: AttemptEnding,
+         metrics: TransferMetrics?, startTime: TimeInterval, initialResponseTime: TimeInterval,
+         completedTime: TimeInterval, uploadedBodyBytes: Int64 = 0, stage: RequestStateMachine.Stage) {
+        self.init(head: .built(request), lazyResponse: lazyResponse, sink: sink, ending: ending, metrics: metrics,
+                  startTime: startTime, initialResponseTime: initialResponseTime, completedTime: completedTime,
+                  uploadedBodyBytes: uploadedBodyBytes, stage: stage)
+    }
 }
 
 /// One attempt of a transfer inside the engine: the easy handle's configuration (from its
@@ -284,7 +301,7 @@ final class CurlAttempt: @unchecked Sendable {
         handle.clearErrorMessage()
         errorBuffer = handle.errorBuffer
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard request.url != nil else { return .invalidURL(url: "nil") }
+        guard plan.head.url != nil else { return .invalidURL(url: "nil") }
         if let failure = reader.open(wake: { [weak transfer] in transfer?.continueStreamedBody() }) { return failure }
         var writer = EasyWriter(handle: easy)
         EasyHandleReuse.write(plan, eligible: EasyHandleReuse.isEligible(plan, replays: replays), easy: easy,
@@ -478,17 +495,17 @@ final class CurlAttempt: @unchecked Sendable {
         var metrics: TransferMetrics?
         var response: LazyResponse?
         if let easy {
-            metrics = CurlInfo.metrics(easy, requestURL: request.url, requestURLText: plan.requestURLText,
+            metrics = CurlInfo.metrics(easy, requestURL: plan.head.url, requestURLText: plan.requestURLText,
                                        startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
             // A proxy's refusal (its 407 page) is not the origin's response.
-            if head.statusCode > 0, !ending.isProxyRefusal, let url = metrics?.effectiveURL ?? request.url {
+            if head.statusCode > 0, !ending.isProxyRefusal, let url = metrics?.effectiveURL ?? plan.head.url {
                 response = LazyResponse(head: head, url: url)
             }
         }
         reader.finish()
         live?.finished()
         live = nil
-        return AttemptResult(request: request, lazyResponse: response, sink: sink, ending: ending, metrics: metrics,
+        return AttemptResult(head: plan.head, lazyResponse: response, sink: sink, ending: ending, metrics: metrics,
                              startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now,
                              uploadedBodyBytes: max(bodyLength, lastProgress.3), stage: stage)
     }
@@ -529,7 +546,7 @@ final class CurlAttempt: @unchecked Sendable {
                 : verificationFailure(CurlInfo.long(easy, CURLINFO_PROXY_SSL_VERIFYRESULT))
             return .trustRejected(host: route.host, reason: reason)
         }
-        let host = request.url?.host ?? ""
+        let host = plan.head.url?.host ?? ""
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR,
            options.trust != nil, let reason = trustFailure {
             return .trustRejected(host: host, reason: reason)

@@ -23,7 +23,7 @@ final class SessionHeaderLines: @unchecked Sendable {
     }
 
     /// Whether `request` sends exactly ``plainLines``: no header fields of its own, no body, not a `POST`.
-    func fits(_ request: URLRequest, hasBody: Bool) -> Bool {
+    func fits(_ request: LazyRequest, hasBody: Bool) -> Bool {
         !hasBody && request.httpMethod != "POST" && (request.allHTTPHeaderFields?.isEmpty ?? true)
     }
 

@@ -9,6 +9,12 @@ enum RequestChecks {
     /// a `GET` unless allowed.
     static func validate(_ request: URLRequest, body: UploadBody, allowsBodyInGET: Bool,
                          unsafeDefaultHeader: String? = nil) -> CurlfireError? {
+        validate(.built(request), body: body, allowsBodyInGET: allowsBodyInGET, unsafeDefaultHeader: unsafeDefaultHeader)
+    }
+
+    /// ``validate(_:body:allowsBodyInGET:unsafeDefaultHeader:)`` for a request that may still be in its plain form.
+    static func validate(_ request: LazyRequest, body: UploadBody, allowsBodyInGET: Bool,
+                         unsafeDefaultHeader: String? = nil) -> CurlfireError? {
         guard let url = request.url, let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https" || UnixSocketRoute.isUnixScheme(scheme),
               let host = url.host, !host.isEmpty

@@ -386,8 +386,8 @@ struct RequestStateMachine: Sendable {
     /// HSTS (RFC 6797): the hop goes to `upgraded` instead of `url` — if it still goes to `url`
     /// (a later stage's hop is left alone).
     mutating func upgradeHop(from url: URL, to upgraded: URL) {
-        guard var upgradedHop = hop, upgradedHop.request.url == url else { return }
-        upgradedHop.request.url = upgraded
+        guard var upgradedHop = hop, upgradedHop.head.url == url else { return }
+        upgradedHop.head.url = upgraded
         hop = upgradedHop
     }
 

@@ -10,7 +10,7 @@ extension Transfer {
     /// host: for the first hop and every redirect hop (and retry), before anything is planned, so
     /// no byte goes to the plain-HTTP port.
     func upgradeNextHopForHSTS(_ store: HSTSStore) {
-        guard let url = lock.withLock({ machine.hop?.request.url }), let upgraded = store.upgradedURL(for: url)
+        guard let url = lock.withLock({ machine.hop?.head.url }), let upgraded = store.upgradedURL(for: url)
         else { return }
         lock.withLock { machine.upgradeHop(from: url, to: upgraded) }
     }
@@ -18,9 +18,9 @@ extension Transfer {
     /// Teaches the store the attempt's `Strict-Transport-Security` header, when the response came
     /// over HTTPS from a server whose trust was evaluated with chain and host validation.
     func learnHSTS(from result: AttemptResult, store: HSTSStore) {
-        guard let response = result.lazyResponse, result.request.url?.scheme?.lowercased() == "https",
+        guard let response = result.lazyResponse, result.head.url?.scheme?.lowercased() == "https",
               let value = response.headerValue("Strict-Transport-Security"),
-              let host = result.request.url?.host else { return }
+              let host = result.head.url?.host else { return }
         // The bridge was resolved when the hop was planned: this reads the session's cache.
         let trust = session.trustConfigurator(forHost: host)
         guard Self.trustCountsForHSTS(trust) else { return }

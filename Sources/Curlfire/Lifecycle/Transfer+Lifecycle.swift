@@ -7,9 +7,22 @@ import FoundationNetworking
 /// the thread that answers a stage, lives in its transfer's state machine (``RequestStateMachine/hop``)
 /// under the transfer's lock, and is copied out to start one attempt, which alone reads its body.
 struct NextHop: @unchecked Sendable {
-    var request: URLRequest
+    /// The hop's request, in its plain form until something needs a `URLRequest`.
+    var head: LazyRequest
     var body: UploadBody
     var credential: (user: String, password: String)?
+    /// ``head`` as Foundation's type (built on each read from a plain head).
+    var request: URLRequest {
+        get { head.urlRequest }
+        set { head = .built(newValue) }
+    }
+}
+
+extension NextHop {
+    /// A hop that sends a built request.
+    init(request: URLRequest, body: UploadBody, credential: (user: String, password: String)?) {
+        self.init(head: .built(request), body: body, credential: credential)
+    }
 }
 
 // The request lifecycle around the engine: event monitors, adapters that answer asynchronously,

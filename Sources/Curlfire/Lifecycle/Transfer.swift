@@ -8,7 +8,13 @@ import Synchronization
 /// built by one thread (the engine's, or the one that refused or answered the request), stored under its
 /// ``Transfer``'s lock, and afterwards only copied and read: no field is mutated once it was handed over.
 struct TransferOutcome: @unchecked Sendable {
-    var request: URLRequest?
+    /// The request sent, built into a `URLRequest` only when ``request`` is read.
+    var head: LazyRequest?
+    /// The request sent as Foundation's type (built on each read from a plain ``head``).
+    var request: URLRequest? {
+        get { head?.urlRequest }
+        set { head = newValue.map(LazyRequest.built) }
+    }
     /// The response head, made into an `HTTPURLResponse` when first read (never on the engine thread).
     var lazyResponse: LazyResponse?
     var response: HTTPURLResponse? { lazyResponse?.response }
@@ -52,7 +58,12 @@ final class Transfer: @unchecked Sendable {
     /// How a transfer builds what it sends and where it puts what it receives.
     struct Spec: Sendable {
         /// The request, or the error that prevented building it (reported when the transfer starts).
-        var urlRequest: Result<URLRequest, CurlfireError>
+        var head: Result<LazyRequest, CurlfireError>
+        /// ``head`` as Foundation's type (built on each read from a plain head).
+        var urlRequest: Result<URLRequest, CurlfireError> {
+            get { head.map(\.urlRequest) }
+            set { head = newValue.map(LazyRequest.built) }
+        }
         var body: UploadBody = .none
         var makeSink: @Sendable () -> ResponseSink = { MemorySink() }
         var credential: (user: String, password: String)?
@@ -111,7 +122,7 @@ final class Transfer: @unchecked Sendable {
 
     var downloadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
-    private var currentRequest: URLRequest?
+    private var currentRequest: LazyRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
     private var metricsHistory: [TransferMetrics] = []
 
@@ -129,13 +140,14 @@ final class Transfer: @unchecked Sendable {
         startsImmediately = session.startRequestsImmediately
         machine = RequestStateMachine(hasRetriers: !spec.retriers.isEmpty,
                                       maximumRedirects: session.configuration.maximumRedirects)
-        if case let .success(request) = spec.urlRequest { currentRequest = request }
+        if case let .success(request) = spec.head { currentRequest = request }
     }
 
     // MARK: - State for request values
 
     /// The request as sent by the latest attempt (adapted), or as built before the transfer started.
-    var request: URLRequest? { lock.withLock { currentRequest } }
+    /// Built outside the lock, on each read, when the request is still in its plain form.
+    var request: URLRequest? { lock.withLock { currentRequest }?.urlRequest }
     /// The latest response.
     var response: HTTPURLResponse? { lock.withLock { currentResponse }?.response }
     /// How many times the transfer was retried.
@@ -379,8 +391,8 @@ final class Transfer: @unchecked Sendable {
 
     /// Runs the adapters for a first attempt or a retry.
     private func adapt(_ stage: RequestStateMachine.Stage) {
-        let initial: URLRequest
-        switch spec.urlRequest {
+        let initial: LazyRequest
+        switch spec.head {
         case let .failure(error):
             let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: nil))
             return send { $0.adapted(.refused, result: result, for: stage) }
@@ -396,19 +408,21 @@ final class Transfer: @unchecked Sendable {
         guard !spec.adapters.isEmpty else { return adaptationEnded(.success(initial), initial: initial, stage: stage) }
         armResourceDeadline() // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
-        runAdapters(initial) { result in self.adaptationEnded(result, initial: initial, stage: stage) }
+        runAdapters(initial.urlRequest) { result in
+            self.adaptationEnded(result.map(LazyRequest.built), initial: initial, stage: stage)
+        }
     }
 
     /// The adapters answered (or there were none): the stage's hop, or its failure.
-    private func adaptationEnded(_ result: Result<URLRequest, CurlfireError>, initial: URLRequest,
+    private func adaptationEnded(_ result: Result<LazyRequest, CurlfireError>, initial: LazyRequest,
                                  stage: RequestStateMachine.Stage) {
         switch result {
         case let .failure(error):
-            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: initial),
+            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: initial),
                                                          retryableError: error)
             send { $0.adapted(.failed, result: result, for: stage) }
         case let .success(request):
-            let hop = NextHop(request: request, body: spec.body, credential: spec.credential)
+            let hop = NextHop(head: request, body: spec.body, credential: spec.credential)
             send { $0.adapted(.succeeded, hop: hop, for: stage) }
         }
     }
@@ -416,7 +430,7 @@ final class Transfer: @unchecked Sendable {
     /// Plans the stage's hop for its own host and hands the attempt to the engine.
     private func startAttempt(_ stage: RequestStateMachine.Stage) {
         if let store = session.configuration.hstsStore { upgradeNextHopForHSTS(store) } // security: RFC 6797
-        if session.engine.isCurrentThread, let url = lock.withLock({ machine.hop?.request.url }),
+        if session.engine.isCurrentThread, let url = lock.withLock({ machine.hop?.head.url }),
            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
            !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
@@ -427,12 +441,12 @@ final class Transfer: @unchecked Sendable {
             return
         }
         let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
-            currentRequest = machine.hop?.request ?? currentRequest
+            currentRequest = machine.hop?.head ?? currentRequest
             return (machine.hop, stage.hop == 0 ? machine.attemptStartedAt : Date.timeIntervalSinceReferenceDate,
                     machine.deadline, dataStream)
         }
         guard let hop else { return } // impossible: every path to startAttempt sets the hop
-        var request = hop.request
+        var request = hop.head
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader)
             ?? spec.timeLimits.validationError
@@ -443,9 +457,9 @@ final class Transfer: @unchecked Sendable {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
-            switch consultCache(request, stage: stage, startTime: startTime) {
+            switch consultCache(request.urlRequest, stage: stage, startTime: startTime) {
             case .answered: return
-            case let .send(sent): request = sent
+            case let .send(sent): request = .built(sent)
             }
         }
         var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
@@ -464,7 +478,7 @@ final class Transfer: @unchecked Sendable {
                                                  startTime: startTime, stage: stage)
         attempt.deadline = deadline
         if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: options.reportsProgress),
-           joinFlight(attempt, request: request, credential: hop.credential, plan: plan, startTime: startTime, stage: stage) {
+           joinFlight(attempt, request: request.urlRequest, credential: hop.credential, plan: plan, startTime: startTime, stage: stage) {
             return // resilience: identical requests share one transfer (Resilience/RequestCoalescer.swift)
         }
         if !session.engine.enqueue(.add(attempt)) {
@@ -473,8 +487,8 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// An attempt that never reached libcurl: a check refused its request.
-    private func refused(_ error: CurlfireError, request: URLRequest, stage: RequestStateMachine.Stage) {
-        let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
+    private func refused(_ error: CurlfireError, request: LazyRequest, stage: RequestStateMachine.Stage) {
+        let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: request))
         send { $0.attemptEnded(.final, result: result, for: stage) }
     }
 
@@ -487,7 +501,7 @@ final class Transfer: @unchecked Sendable {
         if let store = session.configuration.hstsStore { learnHSTS(from: result, store: store) } // security: RFC 6797
         if session.configuration.coalescesIdenticalRequests, landFlight(result) { return } // resilience: a shared transfer
         var outcome = TransferOutcome(
-            request: result.request, lazyResponse: result.lazyResponse, data: (result.sink as? MemorySink)?.data,
+            head: result.head, lazyResponse: result.lazyResponse, data: (result.sink as? MemorySink)?.data,
             error: result.error,
             timeline: Timeline(requestStartTime: result.startTime, initialResponseTime: result.initialResponseTime,
                                requestCompletedTime: result.completedTime,
@@ -546,9 +560,14 @@ final class Transfer: @unchecked Sendable {
 
     /// An outcome that carries only an error (nothing was received).
     static func failedOutcome(_ error: CurlfireError, request: URLRequest?) -> TransferOutcome {
+        failedOutcome(error, head: request.map(LazyRequest.built))
+    }
+
+    /// An outcome that carries only an error, for a request that may still be in its plain form.
+    static func failedOutcome(_ error: CurlfireError, head: LazyRequest?) -> TransferOutcome {
         let now = Date.timeIntervalSinceReferenceDate
         return TransferOutcome(
-            request: request, lazyResponse: nil, data: nil, error: error,
+            head: head, lazyResponse: nil, data: nil, error: error,
             timeline: Timeline(requestStartTime: now, initialResponseTime: now, requestCompletedTime: now,
                                serializationCompletedTime: now),
             metrics: nil, allMetrics: [], sink: nil)

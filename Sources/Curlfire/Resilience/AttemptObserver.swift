@@ -36,7 +36,7 @@ extension Transfer {
         var report: AttemptReport?
         for case let observer as any AttemptObserver in spec.retriers {
             if report == nil {
-                report = AttemptReport(host: ResilienceKey.key(for: result.request.url),
+                report = AttemptReport(host: ResilienceKey.key(for: result.head.url),
                                        isFirstAttempt: result.stage.attempt == 1 && result.stage.hop == 0,
                                        statusCode: result.lazyResponse?.statusCode, error: result.error)
             }

@@ -76,7 +76,7 @@ final class RequestCoalescer: Sendable {
 extension Transfer {
     /// Whether this attempt may share a transfer: a GET or HEAD without a body, into memory, with no
     /// progress reported, on a session that coalesces.
-    func mayCoalesce(_ request: URLRequest, body: UploadBody, sink: ResponseSink, reportsProgress: Bool) -> Bool {
+    func mayCoalesce(_ request: LazyRequest, body: UploadBody, sink: ResponseSink, reportsProgress: Bool) -> Bool {
         guard session.configuration.coalescesIdenticalRequests, !reportsProgress, sink is MemorySink,
               case .none = body, let method = request.httpMethod?.uppercased() else { return false }
         return method == "GET" || method == "HEAD"

@@ -13,8 +13,8 @@ extension DataTransferRequest {
         transfer.addQueuedHandler(start: _dataRequest.core.session.startRequestsImmediately, queue: queue) {
             let outcome = transfer.publishedOutcome
             let error = outcome.error
-                ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)
-            let response = DefaultDataResponse(request: outcome.request, lazyResponse: outcome.lazyResponse, data: outcome.data,
+                ?? ResponseValidator.run(validators, request: outcome.head, response: outcome.lazyResponse, data: outcome.data)
+            let response = DefaultDataResponse(head: outcome.head, lazyResponse: outcome.lazyResponse, data: outcome.data,
                                                error: error, timeline: outcome.timeline, metrics: outcome.metrics,
                                                allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
             transfer.emitParsed(response)
@@ -75,11 +75,11 @@ extension DataTransferRequest {
         _ outcome: TransferOutcome, validators: DataValidators, transfer: Transfer, serializer: Serializer
     ) -> DataResponse<Serializer.SerializedObject> {
         let error = outcome.error
-            ?? ResponseValidator.run(validators, request: outcome.request, response: outcome.lazyResponse, data: outcome.data)
-        let result = serializer.serialize(request: outcome.request, head: outcome.lazyResponse, data: outcome.data,
+            ?? ResponseValidator.run(validators, request: outcome.head, response: outcome.lazyResponse, data: outcome.data)
+        let result = serializer.serialize(request: outcome.head, head: outcome.lazyResponse, data: outcome.data,
                                           error: error)
         let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
-        let response = DataResponse(request: outcome.request, lazyResponse: outcome.lazyResponse, data: outcome.data,
+        let response = DataResponse(head: outcome.head, lazyResponse: outcome.lazyResponse, data: outcome.data,
                                     result: result, timeline: timeline, metrics: outcome.metrics,
                                     allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
         transfer.emitParsed(response)

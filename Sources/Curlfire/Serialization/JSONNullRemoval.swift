@@ -29,7 +29,7 @@ extension DataResponseSerializer where Value == Any {
     public static func json(options: JSONSerialization.ReadingOptions = .allowFragments,
                             removesKeysWithNullValues: Bool) -> DataResponseSerializer<Any> {
         guard removesKeysWithNullValues else { return json(options: options) }
-        return DataResponseSerializer(rule: { request, head, data, error in
+        return DataResponseSerializer.builtIn({ request, head, data, error in
             ResponseSerialization.serializeJSON(options: options, request: request, head: head, data: data, error: error)
                 .map(JSONNullRemoval.removingNulls)
         })

@@ -21,7 +21,7 @@ public struct DataResponseSerializer<Value>: DataResponseSerializerProtocol {
     public let serializeResponse: @Sendable (URLRequest?, HTTPURLResponse?, Data?, Error?) -> Result<Value, CurlfireError>
     /// The built-in serializers' same closure over the response head, so that a caller who never
     /// reads `response` does not pay for Foundation building an `HTTPURLResponse`.
-    let serializeHead: (@Sendable (URLRequest?, LazyResponse?, Data?, Error?) -> Result<Value, CurlfireError>)?
+    let serializeHead: (@Sendable (LazyRequest?, LazyResponse?, Data?, Error?) -> Result<Value, CurlfireError>)?
 
     /// Creates a serializer from a closure.
     public init(serializeResponse: @escaping @Sendable (URLRequest?, HTTPURLResponse?, Data?, Error?) -> Result<Value, CurlfireError>) {
@@ -29,10 +29,22 @@ public struct DataResponseSerializer<Value>: DataResponseSerializerProtocol {
         serializeHead = nil
     }
 
-    /// A built-in serializer: one generic rule, over a response or over a head.
-    init(rule: @escaping @Sendable (URLRequest?, (any ResponseFacts)?, Data?, Error?) -> Result<Value, CurlfireError>) {
-        serializeResponse = { request, response, data, error in rule(request, response, data, error) }
-        serializeHead = { request, head, data, error in rule(request, head, data, error) }
+    /// A built-in serializer: one generic rule, over a response or over a head (a factory, not an
+    /// initializer: a trailing closure would not tell it from ``init(serializeResponse:)``).
+    static func builtIn(
+        _ rule: @escaping @Sendable (LazyRequest?, (any ResponseFacts)?, Data?, Error?) -> Result<Value, CurlfireError>
+    ) -> DataResponseSerializer<Value> {
+        DataResponseSerializer(
+            serializeResponse: { request, response, data, error in rule(request.map(LazyRequest.built), response, data, error) },
+            serializeHead: { request, head, data, error in rule(request, head, data, error) })
+    }
+
+    private init(
+        serializeResponse: @escaping @Sendable (URLRequest?, HTTPURLResponse?, Data?, Error?) -> Result<Value, CurlfireError>,
+        serializeHead: @escaping @Sendable (LazyRequest?, LazyResponse?, Data?, Error?) -> Result<Value, CurlfireError>
+    ) {
+        self.serializeResponse = serializeResponse
+        self.serializeHead = serializeHead
     }
 }
 
@@ -54,11 +66,11 @@ extension LazyResponse: ResponseFacts {}
 extension DataResponseSerializerProtocol {
     /// Serializes an outcome: over its head for the built-in serializers, over the built
     /// `HTTPURLResponse` for the others.
-    func serialize(request: URLRequest?, head: LazyResponse?, data: Data?, error: Error?) -> Result<SerializedObject, CurlfireError> {
+    func serialize(request: LazyRequest?, head: LazyResponse?, data: Data?, error: Error?) -> Result<SerializedObject, CurlfireError> {
         if let builtIn = self as? DataResponseSerializer<SerializedObject>, let serializeHead = builtIn.serializeHead {
             return serializeHead(request, head, data, error)
         }
-        return serializeResponse(request, head?.response, data, error)
+        return serializeResponse(request?.urlRequest, head?.response, data, error)
     }
 }
 
@@ -83,11 +95,11 @@ public enum ResponseSerialization {
 
     /// Whether an empty body is the expected, successful outcome: a 204, a 205, or a `HEAD` request.
     public static func emptyBodyAllowed(request: URLRequest?, response: HTTPURLResponse?) -> Bool {
-        emptyBodyAllowed(request: request, head: response)
+        emptyBodyAllowed(request: request.map(LazyRequest.built), head: response)
     }
 
     /// ``emptyBodyAllowed``'s rule, over a response or a response head not yet built.
-    static func emptyBodyAllowed(request: URLRequest?, head: (any ResponseFacts)?) -> Bool {
+    static func emptyBodyAllowed(request: LazyRequest?, head: (any ResponseFacts)?) -> Bool {
         if request?.httpMethod?.uppercased() == "HEAD" { return true }
         return head.map { emptyResponseCodes.contains($0.statusCode) } ?? false
     }
@@ -102,11 +114,11 @@ public enum ResponseSerialization {
     /// except where ``emptyBodyAllowed(request:response:)``.
     public static func serializeData(request: URLRequest?, response: HTTPURLResponse?, data: Data?,
                                      error: Error?) -> Result<Data, CurlfireError> {
-        serializeData(request: request, head: response, data: data, error: error)
+        serializeData(request: request.map(LazyRequest.built), head: response, data: data, error: error)
     }
 
     /// ``serializeData``'s rule, over a response or a response head not yet built.
-    static func serializeData(request: URLRequest?, head: (any ResponseFacts)?, data: Data?,
+    static func serializeData(request: LazyRequest?, head: (any ResponseFacts)?, data: Data?,
                                      error: Error?) -> Result<Data, CurlfireError> {
         if let error { return .failure(wrap(error)) }
         // A body is the value whatever the method and status: the rule (which reads the request's
@@ -122,11 +134,11 @@ public enum ResponseSerialization {
     /// ``emptyBodyAllowed(request:response:)``.
     public static func serializeString(encoding: String.Encoding?, request: URLRequest?, response: HTTPURLResponse?,
                                        data: Data?, error: Error?) -> Result<String, CurlfireError> {
-        serializeString(encoding: encoding, request: request, head: response, data: data, error: error)
+        serializeString(encoding: encoding, request: request.map(LazyRequest.built), head: response, data: data, error: error)
     }
 
     /// ``serializeString``'s rule, over a response or a response head not yet built.
-    static func serializeString(encoding: String.Encoding?, request: URLRequest?, head: (any ResponseFacts)?,
+    static func serializeString(encoding: String.Encoding?, request: LazyRequest?, head: (any ResponseFacts)?,
                                        data: Data?, error: Error?) -> Result<String, CurlfireError> {
         if let error { return .failure(wrap(error)) }
         if data?.isEmpty ?? true, emptyBodyAllowed(request: request, head: head) { return .success("") }
@@ -144,11 +156,11 @@ public enum ResponseSerialization {
     /// The body parsed by `JSONSerialization`; an allowed empty body gives `NSNull()`.
     public static func serializeJSON(options: JSONSerialization.ReadingOptions, request: URLRequest?,
                                      response: HTTPURLResponse?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
-        serializeJSON(options: options, request: request, head: response, data: data, error: error)
+        serializeJSON(options: options, request: request.map(LazyRequest.built), head: response, data: data, error: error)
     }
 
     /// ``serializeJSON``'s rule, over a response or a response head not yet built.
-    static func serializeJSON(options: JSONSerialization.ReadingOptions, request: URLRequest?,
+    static func serializeJSON(options: JSONSerialization.ReadingOptions, request: LazyRequest?,
                                      head: (any ResponseFacts)?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
         if let error { return .failure(wrap(error)) }
         if data?.isEmpty ?? true, emptyBodyAllowed(request: request, head: head) { return .success(NSNull()) }
@@ -163,11 +175,11 @@ public enum ResponseSerialization {
     /// The body parsed by `PropertyListSerialization`; an allowed empty body gives `NSNull()`.
     public static func serializePropertyList(options: PropertyListSerialization.ReadOptions, request: URLRequest?,
                                              response: HTTPURLResponse?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
-        serializePropertyList(options: options, request: request, head: response, data: data, error: error)
+        serializePropertyList(options: options, request: request.map(LazyRequest.built), head: response, data: data, error: error)
     }
 
     /// ``serializePropertyList``'s rule, over a response or a response head not yet built.
-    static func serializePropertyList(options: PropertyListSerialization.ReadOptions, request: URLRequest?,
+    static func serializePropertyList(options: PropertyListSerialization.ReadOptions, request: LazyRequest?,
                                              head: (any ResponseFacts)?, data: Data?, error: Error?) -> Result<Any, CurlfireError> {
         if let error { return .failure(wrap(error)) }
         if data?.isEmpty ?? true, emptyBodyAllowed(request: request, head: head) { return .success(NSNull()) }
@@ -184,11 +196,11 @@ public enum ResponseSerialization {
     public static func serializeDecodable<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, request: URLRequest?,
                                                          response: HTTPURLResponse?, data: Data?,
                                                          error: Error?) -> Result<T, CurlfireError> {
-        serializeDecodable(type, decoder: decoder, request: request, head: response, data: data, error: error)
+        serializeDecodable(type, decoder: decoder, request: request.map(LazyRequest.built), head: response, data: data, error: error)
     }
 
     /// ``serializeDecodable``'s rule, over a response or a response head not yet built.
-    static func serializeDecodable<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, request: URLRequest?,
+    static func serializeDecodable<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, request: LazyRequest?,
                                                          head: (any ResponseFacts)?, data: Data?,
                                                          error: Error?) -> Result<T, CurlfireError> {
         if let error { return .failure(wrap(error)) }
@@ -216,14 +228,14 @@ extension DataResponseSerializer where Value == Data {
 
 /// ``DataResponseSerializer/data()``, made once: it has no parameter, and making it for every
 /// `responseData` / `serializingData` call cost the two closure contexts of ``DataResponseSerializer/init(rule:)``.
-private let dataResponseSerializer = DataResponseSerializer<Data>(rule: { request, head, data, error in
+private let dataResponseSerializer = DataResponseSerializer<Data>.builtIn({ request, head, data, error in
     ResponseSerialization.serializeData(request: request, head: head, data: data, error: error)
 })
 
 extension DataResponseSerializer where Value == String {
     /// Decodes the body as text; see ``ResponseSerialization/serializeString(encoding:request:response:data:error:)``.
     public static func string(encoding: String.Encoding? = nil) -> DataResponseSerializer<String> {
-        DataResponseSerializer(rule: { request, head, data, error in
+        DataResponseSerializer.builtIn({ request, head, data, error in
             ResponseSerialization.serializeString(encoding: encoding, request: request, head: head,
                                                   data: data, error: error)
         })
@@ -233,7 +245,7 @@ extension DataResponseSerializer where Value == String {
 extension DataResponseSerializer where Value == Any {
     /// Parses the body as JSON (`.allowFragments` by default).
     public static func json(options: JSONSerialization.ReadingOptions = .allowFragments) -> DataResponseSerializer<Any> {
-        DataResponseSerializer(rule: { request, head, data, error in
+        DataResponseSerializer.builtIn({ request, head, data, error in
             ResponseSerialization.serializeJSON(options: options, request: request, head: head, data: data,
                                                 error: error)
         })
@@ -241,7 +253,7 @@ extension DataResponseSerializer where Value == Any {
 
     /// Parses the body as a property list.
     public static func propertyList(options: PropertyListSerialization.ReadOptions = []) -> DataResponseSerializer<Any> {
-        DataResponseSerializer(rule: { request, head, data, error in
+        DataResponseSerializer.builtIn({ request, head, data, error in
             ResponseSerialization.serializePropertyList(options: options, request: request, head: head,
                                                         data: data, error: error)
         })
@@ -252,7 +264,7 @@ extension DataResponseSerializer where Value: Decodable & SendableMetatype {
     /// Decodes the body with `decoder` (a new `JSONDecoder` per response when `nil`).
     public static func decodable(of type: Value.Type = Value.self,
                                  decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) -> DataResponseSerializer<Value> {
-        DataResponseSerializer(rule: { request, head, data, error in
+        DataResponseSerializer.builtIn({ request, head, data, error in
             ResponseSerialization.serializeDecodable(Value.self, decoder: decoder(), request: request,
                                                      head: head, data: data, error: error)
         })

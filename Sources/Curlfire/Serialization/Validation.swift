@@ -17,7 +17,7 @@ enum DataValidator: Sendable {
     /// A closure passed to `validate(_:)`.
     case custom(@Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult)
     /// A built-in rule.
-    case builtIn(@Sendable (URLRequest?, any ResponseFacts, Data?) -> ValidationResult)
+    case builtIn(@Sendable (LazyRequest?, any ResponseFacts, Data?) -> ValidationResult)
     /// `validate(statusCode:)`: the acceptable codes themselves, not a closure over them (a
     /// closure context per request; an array or range fits the existential's inline buffer).
     case statusCode(any Sequence<Int> & Sendable)
@@ -114,19 +114,24 @@ enum ResponseValidator {
 
     /// The MIME types of the request's `Accept` header (quality parameters dropped), or `["*/*"]`.
     static func acceptableContentTypes(of request: URLRequest?) -> [String] {
+        acceptableContentTypes(of: request.map(LazyRequest.built))
+    }
+
+    /// ``acceptableContentTypes(of:)`` for a request that may still be in its plain form (no headers).
+    static func acceptableContentTypes(of request: LazyRequest?) -> [String] {
         guard let accept = request?.value(forHTTPHeaderField: "Accept"), !accept.isEmpty else { return ["*/*"] }
         return accept.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// Runs `validators` in order; the first failure, as a ``CurlfireError``.
-    static func run(_ validators: [DataValidator], request: URLRequest?, response head: LazyResponse?,
+    static func run(_ validators: [DataValidator], request: LazyRequest?, response head: LazyResponse?,
                     data: Data?) -> CurlfireError? {
         run(DataValidators(validators), request: request, response: head, data: data)
     }
 
     /// Runs validators in order; the first failure, as a ``CurlfireError``.
     /// The response is built from its head only when there is a validator to read it.
-    static func run(_ validators: DataValidators, request: URLRequest?, response head: LazyResponse?,
+    static func run(_ validators: DataValidators, request: LazyRequest?, response head: LazyResponse?,
                     data: Data?) -> CurlfireError? {
         guard !validators.isEmpty, let head, head.statusCode > 0 else { return nil }
         for validator in validators {
@@ -136,7 +141,7 @@ enum ResponseValidator {
             case let .statusCode(acceptable): result = statusCode(head, acceptableCodes: acceptable)
             case let .custom(closure):
                 guard let response = head.response else { return nil }
-                result = closure(request, response, data)
+                result = closure(request?.urlRequest, response, data)
             }
             if case let .failure(error) = result {
                 return (error as? CurlfireError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))

@@ -149,7 +149,7 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
                        body: Data = Data(), ending: AttemptEnding) -> AttemptResult {
         let now = Date.timeIntervalSinceReferenceDate
         var response: LazyResponse?
-        if let status, let url = attempt.request.url {
+        if let status, let url = attempt.plan.head.url {
             var head = ResponseHead()
             var lines = ["HTTP/1.1 \(status) Fake\r\n"]
             lines += headers.map { "\($0.key): \($0.value)\r\n" }
@@ -164,7 +164,7 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
             if !body.isEmpty { _ = body.withUnsafeBytes { attempt.sink.write($0) } }
             response = LazyResponse(head: head, url: url)
         }
-        return AttemptResult(request: attempt.request, lazyResponse: response, sink: attempt.sink, ending: ending,
+        return AttemptResult(head: attempt.plan.head, lazyResponse: response, sink: attempt.sink, ending: ending,
                              metrics: nil, startTime: attempt.startTime, initialResponseTime: now, completedTime: now,
                              uploadedBodyBytes: 0, stage: attempt.stage)
     }
