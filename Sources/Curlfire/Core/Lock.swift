@@ -31,6 +31,13 @@ final class Lock: ManagedBuffer<Void, pthread_mutex_t> {
         _ = withUnsafeMutablePointerToElements { pthread_mutex_lock($0) }
     }
 
+    /// Takes the lock if nobody holds it, without waiting.
+    ///
+    /// - Returns: Whether the lock was taken (then the caller must ``unlock()`` it).
+    func tryLock() -> Bool {
+        withUnsafeMutablePointerToElements { pthread_mutex_trylock($0) } == 0
+    }
+
     /// Releases the lock.
     func unlock() {
         _ = withUnsafeMutablePointerToElements { pthread_mutex_unlock($0) }

@@ -52,6 +52,10 @@ final class Engine: @unchecked Sendable {
     /// The handlers for serial queues that this turn of the loop released, handed out as one block
     /// per queue before the thread next sleeps (``deliver(_:to:on:serial:)``).
     private var deliveries = DeliveryBatch()
+    /// A drain per serial queue the batches went to (SerialQueueDrain.swift): usually one, the
+    /// session's callback queue; at most `drainLimit`, later queues get a block per turn.
+    private var drains: [SerialQueueDrain] = []
+    private static let drainLimit = 4
     /// Ended attempts kept for the next ones (AttemptPool.swift).
     let attemptPool = AttemptPool()
 
@@ -160,6 +164,27 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Hands this turn's handlers to their queues: through the queue's ``SerialQueueDrain`` (a
+    /// block made once), or a new block when the engine already drains `drainLimit` other queues.
+    private func flushDeliveries() {
+        deliveries.flush { queue, first, more in
+            if let drain = drain(for: queue) { return drain.submit(first, more) }
+            queue.async {
+                first()
+                for item in more { item() }
+            }
+        }
+    }
+
+    /// The drain of `queue`, made at its first batch; `nil` past `drainLimit` queues.
+    private func drain(for queue: DispatchQueue) -> SerialQueueDrain? {
+        if let drain = drains.first(where: { $0.queue === queue }) { return drain }
+        guard drains.count < Self.drainLimit else { return nil }
+        let drain = SerialQueueDrain(queue: queue)
+        drains.append(drain)
+        return drain
+    }
+
     // MARK: - The loop (engine thread)
 
     private func run() {
@@ -179,7 +204,7 @@ final class Engine: @unchecked Sendable {
             collectFinished()
             expireIdleAttempts()
             let paceWait = paced.isEmpty ? 100 : resumePacedAttempts()
-            if !deliveries.isEmpty { deliveries.flush() } // awaiting tasks, then one block per serial queue
+            if !deliveries.isEmpty { flushDeliveries() } // awaiting tasks, then one block per serial queue
             lock.lock()
             let more = !commands.isEmpty || isShuttingDown
             isSleeping = !more
@@ -409,7 +434,7 @@ final class Engine: @unchecked Sendable {
             }
             attempt.transfer.attemptDidFinish(result)
         }
-        deliveries.flush() // what this last turn released
+        flushDeliveries() // what this last turn released
         for handle in pool { handle.cleanup() }
         pool.removeAll()
         curl_multi_cleanup(multi)

@@ -84,6 +84,17 @@ struct DeliveryBatch {
         }
         groups.removeAll(keepingCapacity: true)
     }
+
+    /// Resumes the awaiting tasks, in order, then hands each queue its handlers through `submit` (the
+    /// first and the rest, in release order), queues in first-use order, then empties the batch: the
+    /// engine passes them to a ``SerialQueueDrain``, which dispatches a block made once instead of a
+    /// new one per turn.
+    mutating func flush(submit: (DispatchQueue, Item, [Item]) -> Void) {
+        for continuation in resumptions { continuation.resume() }
+        resumptions.removeAll(keepingCapacity: true)
+        for (queue, first, more) in groups { submit(queue, first, more) }
+        groups.removeAll(keepingCapacity: true)
+    }
 }
 
 extension SessionManager {

@@ -99,7 +99,9 @@ final class Transfer: @unchecked Sendable {
     let session: SessionManager
     let spec: Spec
 
-    let lock = Lock.make() // lifecycle: internal for Transfer+Lifecycle.swift
+    /// Taken from ``LockPool/transfers`` and handed back by `deinit` (one allocation per request fewer).
+    /// A `var` only so `deinit` can check it is unshared before the pool keeps it; never reassigned.
+    private(set) var lock = LockPool.transfers.take() // lifecycle: internal for Transfer+Lifecycle.swift
     /// The request's lifecycle (RequestStateMachine.swift); read and changed under `lock` only.
     var machine: RequestStateMachine // lifecycle: internal for Transfer+Lifecycle.swift
     /// Set when the running attempt must stop (cancel, resource deadline), readable without the
@@ -575,6 +577,7 @@ final class Transfer: @unchecked Sendable {
 
     deinit {
         removeTemporaryBody()
+        LockPool.transfers.recycle(&lock)
     }
 
     /// Removes the body file the transfer owns (an encoded multipart form), once.

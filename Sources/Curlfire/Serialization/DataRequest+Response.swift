@@ -90,7 +90,21 @@ extension DataTransferRequest {
     @discardableResult
     public func responseData(queue: DispatchQueue? = nil,
                              completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void) -> Self {
-        response(queue: queue, responseSerializer: DataResponseSerializer.data(), completionHandler: completionHandler)
+        let session = _dataRequest.core.session
+        let queue = queue ?? session.callbackQueue
+        guard session.serializationQueue == nil else {
+            return response(queue: queue, responseSerializer: DataResponseSerializer.data(), completionHandler: completionHandler)
+        }
+        // What `addSerializingHandler` does, with the handler's concrete type: handed to that generic
+        // function, `completionHandler` was wrapped in a reabstraction thunk, one allocation per request.
+        let validators = _dataRequest.validators
+        let transfer = _dataRequest.core.transfer
+        let serializer = DataResponseSerializer.data()
+        transfer.addQueuedHandler(start: session.startRequestsImmediately, queue: queue) {
+            completionHandler(Self.makeResponse(transfer.publishedOutcome, validators: validators, transfer: transfer,
+                                                serializer: serializer))
+        }
+        return self
     }
 
     /// Delivers the body as a `String`: in `encoding` if given, else the response's charset, else ISO-8859-1.

@@ -34,8 +34,13 @@ extension DataTransferRequest {
     }
 
     private func adding(_ validator: DataValidator) -> Self {
+        // Read, change, then set `_dataRequest` as a whole: changed in place through the protocol's
+        // `modify` coroutine (`copy._dataRequest.validators.append`), the call allocated the
+        // coroutine's frame, one allocation per `validate` (docs/Performance.md, "2026-11-27").
+        var request = _dataRequest
+        request.validators.append(validator)
         var copy = self
-        copy._dataRequest.validators.append(validator)
+        copy._dataRequest = request
         return copy
     }
 

@@ -77,4 +77,15 @@ final class DeliveryBatchTests: XCTestCase {
         for task in tasks { await task.value }
         XCTAssertEqual(resumed.withLock { $0 }, 3, "each task resumed once")
     }
+
+    func testThatTheEnginesFlushThroughDrainsResumesAwaitingTasksToo() async throws {
+        let registered = LockedValue<[UnsafeContinuation<Void, Never>]>([])
+        let task = Task { await withUnsafeContinuation { continuation in registered.withLock { $0.append(continuation) } } }
+        while registered.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
+        var batch = DeliveryBatch()
+        batch.add(resuming: registered.withLock { $0[0] })
+        batch.flush(submit: { queue, _, _ in XCTFail("no handler was queued for \(queue.label)") })
+        XCTAssertTrue(batch.isEmpty)
+        await task.value // hangs (and the test times out) if the flush the engine uses forgot the task
+    }
 }

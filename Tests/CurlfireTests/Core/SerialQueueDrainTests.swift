@@ -1,0 +1,52 @@
+@testable import Curlfire
+import Foundation
+import XCTest
+
+/// The engine's per-queue drain (Lifecycle/SerialQueueDrain.swift): one block made once runs each
+/// submitted batch on the queue, in release order, and exactly where its dispatch sits among the
+/// queue's other blocks. A real serial queue, no network.
+final class SerialQueueDrainTests: XCTestCase {
+    private let outcome = Transfer.failedOutcome(.explicitlyCancelled, request: nil)
+
+    func testThatEachBatchRunsInOrderAtItsOwnPlaceAmongTheQueuesOtherBlocks() {
+        let queue = DispatchQueue(label: "drain.order")
+        let drain = SerialQueueDrain(queue: queue)
+        let ran = LockedValue<[String]>([])
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() } // hold the queue so everything below waits its turn
+        func item(_ name: String) -> DeliveryBatch.Item {
+            .job { ran.withLock { $0.append(name) } }
+        }
+        drain.submit(item("a1"), [item("a2"), item("a3")])
+        queue.async { ran.withLock { $0.append("other1") } }
+        drain.submit(.run({ _ in ran.withLock { $0.append("b1") } }, outcome), [])
+        queue.async { ran.withLock { $0.append("other2") } }
+        drain.submit(item("c1"), [item("c2")])
+        gate.signal()
+        queue.sync {}
+        XCTAssertEqual(ran.withLock { $0 }, ["a1", "a2", "a3", "other1", "b1", "other2", "c1", "c2"],
+                       "a batch never runs ahead of a block dispatched before it")
+    }
+
+    func testThatHandlersRunOnTheQueueOnceEach() {
+        let queue = DispatchQueue(label: "drain.once")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let drain = SerialQueueDrain(queue: queue)
+        let count = LockedValue(0)
+        let offQueue = LockedValue(0)
+        let done = expectation(description: "all batches ran")
+        done.expectedFulfillmentCount = 100
+        for _ in 0..<100 {
+            drain.submit(.job {
+                if DispatchQueue.getSpecific(key: key) != true { offQueue.withLock { $0 += 1 } }
+                count.withLock { $0 += 1 }
+                done.fulfill()
+            }, [])
+        }
+        wait(for: [done], timeout: 30)
+        queue.sync {}
+        XCTAssertEqual(count.withLock { $0 }, 100)
+        XCTAssertEqual(offQueue.withLock { $0 }, 0, "every handler ran on its queue")
+    }
+}
