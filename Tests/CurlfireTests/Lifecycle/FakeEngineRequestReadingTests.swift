@@ -22,19 +22,6 @@ final class FakeEngineRequestReadingTests: XCTestCase {
         return request
     }
 
-    /// Field by field (`URLRequest.==` on Linux compares only the URL, the method and the cache policy).
-    private func assertSame(_ actual: URLRequest?, _ expected: URLRequest, _ message: String,
-                            file: StaticString = #filePath, line: UInt = #line) {
-        guard let actual else { return XCTFail("no request: \(message)", file: file, line: line) }
-        XCTAssertEqual(actual.url?.absoluteString, expected.url?.absoluteString, message, file: file, line: line)
-        XCTAssertEqual(actual.httpMethod, expected.httpMethod, message, file: file, line: line)
-        XCTAssertEqual(actual.allHTTPHeaderFields ?? [:], expected.allHTTPHeaderFields ?? [:], message, file: file, line: line)
-        XCTAssertEqual(actual.timeoutInterval, expected.timeoutInterval, message, file: file, line: line)
-        XCTAssertEqual(actual.cachePolicy, expected.cachePolicy, message, file: file, line: line)
-        XCTAssertEqual(actual.httpBody, expected.httpBody, message, file: file, line: line)
-        XCTAssertEqual(actual.httpShouldHandleCookies, expected.httpShouldHandleCookies, message, file: file, line: line)
-    }
-
     /// Three requests, each read at a different moment (before the start, only after the end, never
     /// by the user before its response): the value, the plan and the response agree in all three.
     func testThatTheRequestIsTheSameWhetherReadBeforeAfterOrNever() throws {
@@ -44,7 +31,7 @@ final class FakeEngineRequestReadingTests: XCTestCase {
                             timeout: session.configuration.timeoutIntervalForRequest)
         for moment in ["before", "after", "never"] {
             let request = session.request(string, method: .delete, headers: ["X-Trace": "1"])
-            if moment == "before" { assertSame(request.request, want, "read before the start") }
+            if moment == "before" { assertSameRequestFields(request.request, want, "read before the start") }
             let delivered = Awaited<DefaultDataResponse>()
             request.response { delivered.set($0) }
             let attempt = try XCTUnwrap(fake.nextAttempt(), moment)
@@ -53,8 +40,8 @@ final class FakeEngineRequestReadingTests: XCTestCase {
             XCTAssertTrue(attempt.plan.headerLines.contains("X-Trace: 1"), "\(moment): \(attempt.plan.headerLines)")
             fake.respond(attempt, status: 200)
             let response = try XCTUnwrap(delivered.wait(), moment)
-            assertSame(response.request, want, "delivered, \(moment)")
-            if moment == "after" { assertSame(request.request, want, "read only after the end") }
+            assertSameRequestFields(response.request, want, "delivered, \(moment)")
+            if moment == "after" { assertSameRequestFields(request.request, want, "read only after the end") }
         }
     }
 
@@ -76,7 +63,7 @@ final class FakeEngineRequestReadingTests: XCTestCase {
             fake.respond(attempt, status: 204)
         }
         XCTAssertEqual(seen.all.count, 20 * 4 * 5)
-        for request in seen.all { assertSame(request, want, "read from one of four threads") }
+        for request in seen.all { assertSameRequestFields(request, want, "read from one of four threads") }
     }
 
     /// The response types that validators and serializers make (`DataResponse` after `validate()`,
@@ -93,7 +80,7 @@ final class FakeEngineRequestReadingTests: XCTestCase {
         fake.respond(first, status: 200, body: Data("ok".utf8))
         let validated = try XCTUnwrap(delivered.wait())
         XCTAssertEqual(validated.result.value, Data("ok".utf8))
-        assertSame(validated.request, want, "validated DataResponse")
+        assertSameRequestFields(validated.request, want, "validated DataResponse")
 
         let task = session.request(string, method: .put, headers: ["X-A": "b"]).serializingData()
         async let awaited = task.response
@@ -101,6 +88,6 @@ final class FakeEngineRequestReadingTests: XCTestCase {
         fake.respond(second, status: 200, body: Data("ok".utf8))
         let response = await awaited
         XCTAssertEqual(response.result.value, Data("ok".utf8))
-        assertSame(response.request, want, "async DataResponse")
+        assertSameRequestFields(response.request, want, "async DataResponse")
     }
 }
