@@ -69,9 +69,7 @@ struct DeliveryBatch {
     ///
     /// - Parameter dispatch: How a block reaches its queue; `async` unless a test records it.
     mutating func flush(dispatch: (DispatchQueue, @escaping @Sendable () -> Void) -> Void = { $0.async(execute: $1) }) {
-        for continuation in resumptions { continuation.resume() }
-        resumptions.removeAll(keepingCapacity: true)
-        for (queue, first, more) in groups {
+        flush(submit: { queue, first, more in
             if more.isEmpty {
                 // One block, as without batching; a prebuilt job is dispatched as it is.
                 if case let .job(job) = first { dispatch(queue, job) } else { dispatch(queue) { first() } }
@@ -81,8 +79,7 @@ struct DeliveryBatch {
                     for item in more { item() }
                 }
             }
-        }
-        groups.removeAll(keepingCapacity: true)
+        })
     }
 
     /// Resumes the awaiting tasks, in order, then hands each queue its handlers through `submit` (the
