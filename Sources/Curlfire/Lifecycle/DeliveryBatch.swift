@@ -9,7 +9,7 @@ import Foundation
 /// that order changes nothing a handler can observe. A queue that may be concurrent is never
 /// batched — there, handlers that today run side by side would run one after another, and one
 /// that waits for another's result would hang. Engine-thread state: the engine fills it while it
-/// ends attempts and hands it out (``flush(dispatch:)``) before it next sleeps.
+/// ends attempts and hands it out (``flush(submit:)``, through its drains) before it next sleeps.
 struct DeliveryBatch {
     /// One handler: a closure and the outcome it is given, or a prebuilt job that reads the
     /// published outcome itself (`Transfer.addQueuedHandler`, no closure made per hand-off).
