@@ -311,7 +311,7 @@ LEAK_SKIP ?=
 
 .PHONY: sanitize-leaks
 
-sanitize-leaks: export CURLFIRE_SANITIZER := address
+sanitize-leaks: export CURLFIRE_SANITIZER := leaks
 sanitize-leaks: deps
 	$(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
 	status=0; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(LSAN_SUPPRESSIONS):print_suppressions=1:exitcode=0:fast_unwind_on_malloc=0$(LSAN_EXTRA)" \
