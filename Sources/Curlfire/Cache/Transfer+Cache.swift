@@ -49,22 +49,22 @@ extension Transfer {
         let now = Date()
         switch CacheDecision.decide(request, headers: headers, entry: stored, now: now, shared: settings.cache.isShared) {
         case let .load(sent, candidate):
-            lock.withLock { machine.cacheCandidateChosen(candidate) }
+            lock.withLock { machine.cacheConsulted(candidate: candidate, for: stage) }
             emitPhase(.cacheLookup(candidate == nil ? .miss : .revalidating)) // observability
             return .send(sent)
         case .fail:
             emitPhase(.cacheLookup(.miss)) // observability
             let error = CurlfireError.cacheMiss(url: request.url?.absoluteString ?? "")
-            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
-            send { $0.attemptEnded(.final, result: result, for: stage) }
+            var result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
+            send { $0.attemptEnded(.final, result: &result, for: stage) }
             return .answered
         case let .serve(entry, status, revalidateInBackground):
             emitPhase(.cacheLookup(status == .stale ? .stale : .hit)) // observability
             var outcome = Self.outcome(serving: entry, for: request, status: status, startTime: startTime, now: now)
             if request.httpMethod?.uppercased() == "HEAD" { outcome.data = Data() }
             lock.withLock { currentResponse = outcome.lazyResponse }
-            let served = RequestStateMachine.StageResult(outcome: outcome)
-            send { $0.attemptEnded(.final, result: served, for: stage) }
+            var served = RequestStateMachine.StageResult(outcome: outcome)
+            send { $0.attemptEnded(.final, result: &served, for: stage) }
             if revalidateInBackground, let key, settings.cache.beginRevalidation(key) {
                 revalidate(request) { settings.cache.endRevalidation(key) }
             }

@@ -84,6 +84,10 @@ extension RequestStateMachine {
         /// The error the retriers are asked about (a transport failure, a status of 400 or more, an
         /// adapter's failure); `nil` when there is nothing to retry.
         var retryableError: CurlfireError?
+        /// parity: where a retry of a download continues after this attempt
+        /// (``RequestStateMachine/downloadResume``); ``FileSink/RetryResume/keepsPrevious`` for
+        /// everything but a download that resumes on retry.
+        var retryResume: FileSink.RetryResume = .keepsPrevious
     }
 
     /// Where the request's deadline timer is.

@@ -113,7 +113,7 @@ extension Transfer {
         let outcome = lock.withLock { machine.lastResult?.outcome }
         guard let outcome, let response = outcome.response, let sent = outcome.request,
               let proposal = RedirectRules.redirect(from: sent, response: response)
-        else { return send { $0.redirectDecided(follow: false, for: stage) } } // no usable Location: deliver the 3xx
+        else { return send { $0.redirectDecided(follow: false, hop: nil, for: stage) } } // no usable Location: deliver the 3xx
         let handler = spec.redirectHandler
         guard let handler, !spec.redirectHandler.followsNatively else {
             return follow(proposal.request, from: sent, keepsBody: proposal.keepsBody, response: response, stage: stage)
@@ -124,7 +124,7 @@ extension Transfer {
             let once = OnceFlag()
             handler.request(request, willBeRedirectedTo: proposal.request, for: response) { next in
                 guard once.claim() else { return }
-                guard let next else { return self.send { $0.redirectDecided(follow: false, for: stage) } }
+                guard let next else { return self.send { $0.redirectDecided(follow: false, hop: nil, for: stage) } }
                 self.follow(RedirectRules.stripForwardedCredentials(next, original: sent), from: sent,
                             keepsBody: proposal.keepsBody, response: response, stage: stage)
             }

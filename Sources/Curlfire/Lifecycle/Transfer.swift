@@ -126,7 +126,6 @@ final class Transfer: @unchecked Sendable {
     var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     private var currentRequest: LazyRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
-    private var metricsHistory: [TransferMetrics] = []
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
     /// (Alamofire 4 reads it then): a request released with no handler is then sent.
@@ -302,7 +301,8 @@ final class Transfer: @unchecked Sendable {
     /// Starts the transfer if it has not started (idempotent, any thread).
     func start() {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let action = lock.withLock { machine.start() }
+        let deadline = resourceDeadline()
+        let action = lock.withLock { machine.start(deadline: deadline) }
         guard action != .none else { return }
         session.liveTransfers.insert(self) // parity: cancelAllRequests()
         emitStarted() // lifecycle: created + resumed events
@@ -339,9 +339,11 @@ final class Transfer: @unchecked Sendable {
     /// Starts the transfer, or continues it after `suspend()`.
     func resume() {
         releaseStartDisarmed.store(true, ordering: .relaxed)
+        let deadline = resourceDeadline()
         let (wasIdle, wasSuspended, action) = lock.withLock {
             // Over or being cancelled: resume() changes nothing and posts nothing.
-            machine.acceptsSuspension ? (!machine.isStarted, machine.isSuspended, machine.resume()) : (false, false, .none)
+            machine.acceptsSuspension
+                ? (!machine.isStarted, machine.isSuspended, machine.resume(deadline: deadline)) : (false, false, .none)
         }
         if wasIdle {
             if action != .none {
@@ -391,41 +393,45 @@ final class Transfer: @unchecked Sendable {
 
     // MARK: - Attempts
 
+    /// When `timeoutIntervalForResource` ends a request started now (monotonic; 0 for never):
+    /// carried by the machine's `start` event.
+    private func resourceDeadline() -> UInt64 {
+        Self.deadline(after: spec.timeLimits.resourceTimeout(session: session.configuration.timeoutIntervalForResource))
+    }
+
     /// Runs the adapters for a first attempt or a retry.
     private func adapt(_ stage: RequestStateMachine.Stage) {
         let initial: LazyRequest
         switch spec.head {
         case let .failure(error):
             let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: nil))
-            return send { $0.adapted(.refused, result: result, for: stage) }
+            return send { $0.adapted(.refused(result), for: stage) }
         case let .success(built):
             initial = built
         }
-        lock.withLock {
-            let deadline = machine.deadline != 0 ? machine.deadline : Self.deadline(after: spec.timeLimits.resourceTimeout(
-                session: session.configuration.timeoutIntervalForResource))
-            machine.adaptationBegan(at: Date.timeIntervalSinceReferenceDate, deadline: deadline, for: stage)
-        }
+        let startedAt = Date.timeIntervalSinceReferenceDate // the attempt's Timeline starts with its adapters
         // No adapter: the hop at once, without the completion closure below (a context per request).
-        guard !spec.adapters.isEmpty else { return adaptationEnded(.success(initial), initial: initial, stage: stage) }
+        guard !spec.adapters.isEmpty else {
+            return adaptationEnded(.success(initial), initial: initial, startedAt: startedAt, stage: stage)
+        }
         armResourceDeadline() // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
         runAdapters(initial.urlRequest) { result in
-            self.adaptationEnded(result.map(LazyRequest.built), initial: initial, stage: stage)
+            self.adaptationEnded(result.map(LazyRequest.built), initial: initial, startedAt: startedAt, stage: stage)
         }
     }
 
     /// The adapters answered (or there were none): the stage's hop, or its failure.
     private func adaptationEnded(_ result: Result<LazyRequest, CurlfireError>, initial: LazyRequest,
-                                 stage: RequestStateMachine.Stage) {
+                                 startedAt: TimeInterval, stage: RequestStateMachine.Stage) {
         switch result {
         case let .failure(error):
             let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: initial),
                                                          retryableError: error)
-            send { $0.adapted(.failed, result: result, for: stage) }
+            send { $0.adapted(.failed(result), for: stage) }
         case let .success(request):
             let hop = NextHop(head: request, body: spec.body, credential: spec.credential)
-            send { $0.adapted(.succeeded, hop: hop, for: stage) }
+            send { $0.adapted(.succeeded(hop, startedAt: startedAt), for: stage) }
         }
     }
 
@@ -490,8 +496,8 @@ final class Transfer: @unchecked Sendable {
 
     /// An attempt that never reached libcurl: a check refused its request.
     private func refused(_ error: CurlfireError, request: LazyRequest, stage: RequestStateMachine.Stage) {
-        let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: request))
-        send { $0.attemptEnded(.final, result: result, for: stage) }
+        var result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: request))
+        send { $0.attemptEnded(.final, result: &result, for: stage) }
     }
 
     private var hasProgressHandlers: Bool {
@@ -512,22 +518,17 @@ final class Transfer: @unchecked Sendable {
         outcome.uploadedBodyBytes = result.uploadedBodyBytes
         let verdict: RequestStateMachine.AttemptVerdict
         if case .resourceTimeout = result.ending { verdict = .final } else { verdict = self.verdict(for: outcome) }
+        var ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome))
         let action: RequestStateMachine.Action = lock.withLock {
-            guard machine.stage == result.stage else { return .none } // a stale attempt
-            if var metrics = outcome.metrics {
-                machine.recordHop(&metrics, for: result.stage)
-                outcome.metrics = metrics
-                metricsHistory.append(metrics)
-            }
-            outcome.allMetrics = metricsHistory
+            guard machine.stage == result.stage else { return .none } // a stale attempt (its file is not kept)
             if spec.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
-                machine.downloadResumes(from: sink.retryResumePlan(previous: machine.downloadResume, request: result.request))
+                ended.retryResume = sink.retryResume(request: result.request)
             }
             if let response = result.lazyResponse { currentResponse = response }
-            let ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome))
-            return machine.attemptEnded(verdict, result: ended, for: result.stage)
+            // The machine adds the redirects before this hop to its metrics, and every attempt's metrics.
+            return machine.attemptEnded(verdict, result: &ended, for: result.stage)
         }
-        emitAttemptFinished(result, metrics: outcome.metrics) // lifecycle: with the hops before it counted
+        emitAttemptFinished(result, metrics: ended.outcome.metrics) // lifecycle: with the hops before it counted
         reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)
         perform(action)
     }
