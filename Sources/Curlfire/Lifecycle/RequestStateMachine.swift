@@ -9,7 +9,7 @@ import Foundation
 ///
 /// The machine also holds what the request has (issue 24 point 1; docs/notes-core4.md): how it
 /// finished, the hops of the running attempt (``HopChain``) and the hop it sends (``hop``), the
-/// retry-delay and deadline timers (``StageTimer``, handed back by ``Action/finish(_:cancelling:)``),
+/// retry-delay and deadline timers (``StageTimer``, handed back by ``Action/finish(_:outcome:cancelling:)``),
 /// what the last stage left (``StageResult``), the retrier's failure (``RetryFailure``), the attempt
 /// count, the deadline, the cache candidate, a download's resume plan, and the handlers with the
 /// outcome they get (``Delivery``). `Transfer` keeps no lifecycle data beside it.
@@ -87,30 +87,34 @@ struct RequestStateMachine: Sendable {
         case finished(Finish)
     }
 
-    /// What the owner must do now.
-    enum Action: Equatable, Sendable {
+    /// What the owner must do now, with what it needs to do it: the owner reads nothing back from
+    /// the machine to carry an action out. (Not `Equatable`: outcomes and hops are not; the tests
+    /// compare an action's summary.)
+    enum Action: Sendable {
         /// Nothing.
         case none
         /// Run the adapters for the stage (a first attempt or a retry).
         case adapt(Stage)
-        /// Hand the stage's attempt to the engine (after adapting, or the next redirect hop).
-        case startAttempt(Stage)
+        /// Hand the stage's attempt to the engine (after adapting, or the next redirect hop): what it
+        /// sends, when its Timeline starts, the request's deadline, and where a retried download continues.
+        case startAttempt(Stage, AttemptStart)
         /// Ask the engine to stop the running attempt.
         case cancelAttempt(Stage)
         /// Ask the engine to pause the running attempt.
         case pauseAttempt(Stage)
         /// Ask the engine to continue the running attempt.
         case unpauseAttempt(Stage)
-        /// Ask the redirect handler about the stage's 3xx.
-        case askRedirectHandler(Stage)
-        /// Ask the retriers about the stage's failure.
-        case askRetriers(Stage)
+        /// Ask the redirect handler about the stage's 3xx: the outcome of the hop that got it.
+        case askRedirectHandler(Stage, TransferOutcome)
+        /// Ask the retriers about the stage's failure: the error they are asked about.
+        case askRetriers(Stage, CurlfireError)
         /// Arm a timer; ``delayElapsed(for:)`` follows.
         case scheduleRetry(after: TimeInterval, Stage)
         /// Deliver the outcome, and cancel the timers in `cancelling`: the deadline timer if it was
         /// armed, and the retry-delay timer of a delay the request left early (`cancel()` or the
-        /// deadline while ``State/delayingRetry(_:timer:)``).
-        case finish(Finish, cancelling: [StageTimer] = [])
+        /// deadline while ``State/delayingRetry(_:timer:)``). `outcome` is the last stage's (with a
+        /// download's resume plan), which `kind` may turn into an error; `nil` when no stage ended yet.
+        case finish(Finish, outcome: TransferOutcome?, cancelling: [StageTimer])
     }
 
     private(set) var state: State = .idle
@@ -127,13 +131,13 @@ struct RequestStateMachine: Sendable {
     /// What the latest stage that ended left: the outcome the request ends with unless a later stage
     /// replaces it, and the error the retriers are asked about. Set by the `result` of
     /// ``adapted(_:for:)`` and ``attemptEnded(_:result:for:)`` when the machine takes the event
-    /// (a stale stage's result is dropped with it); read when asking the redirect handler or the
-    /// retriers, and when finishing.
+    /// (a stale stage's result is dropped with it); the actions that ask the redirect handler or the
+    /// retriers, and the one that finishes, carry what they need of it.
     private(set) var lastResult: StageResult?
     /// The request the running stage's attempt sends, with its body and credentials: set by
     /// ``adapted(_:for:)`` and ``redirectDecided(follow:keepsBody:leavesOrigin:hop:for:)``
-    /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); read
-    /// when the stage's attempt is planned.
+    /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); handed
+    /// to the owner in ``Action/startAttempt(_:_:)``.
     private(set) var hop: NextHop?
     /// When the current attempt began (its adapters started), for its Timeline: carried by
     /// ``Adaptation/succeeded(_:startedAt:)``.
@@ -218,7 +222,9 @@ struct RequestStateMachine: Sendable {
             deadlineTimer = .arming // handed back: a finished request arms nothing again
         }
         state = .finished(kind)
-        return .finish(kind, cancelling: timers)
+        var outcome = lastResult?.outcome
+        outcome?.retryResume = downloadResume // parity: where a retry would have continued
+        return .finish(kind, outcome: outcome, cancelling: timers)
     }
 
     private mutating func nextStage(attempt: Int, hop: Int) -> Stage {
@@ -323,11 +329,12 @@ struct RequestStateMachine: Sendable {
             attemptStartedAt = startedAt
             attemptsStarted += 1
             state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
-            return .startAttempt(stage)
+            return .startAttempt(stage, AttemptStart(hop: hop, startedAt: startedAt, deadline: deadline,
+                                                     downloadResume: downloadResume))
         case let .failed(result) where hasRetriers:
             lastResult = result
             state = .awaitingRetryDecision(stage)
-            return .askRetriers(stage)
+            return .askRetriers(stage, result.retryableError ?? .explicitlyCancelled)
         case let .failed(result), let .refused(result):
             lastResult = result
             return finishing(.lastOutcome)
@@ -360,10 +367,10 @@ struct RequestStateMachine: Sendable {
                     return finishing(.tooManyRedirects)
                 }
                 state = .awaitingRedirectDecision(stage, chain)
-                return .askRedirectHandler(stage)
+                return .askRedirectHandler(stage, result.outcome)
             case .retryable where hasRetriers:
                 state = .awaitingRetryDecision(stage)
-                return .askRetriers(stage)
+                return .askRetriers(stage, result.retryableError ?? .explicitlyCancelled)
             case .retryable, .final:
                 return finishing(.lastOutcome)
             }
@@ -384,33 +391,26 @@ struct RequestStateMachine: Sendable {
     ///                 credentials are dropped for the rest of the attempt.
     ///   - hop:        The next hop as it would go with nothing dropped (the request's own body and
     ///                 credentials); the machine drops what this or an earlier hop of the attempt
-    ///                 dropped. `nil` when not following.
+    ///                 dropped. `nil` when not following (following without one is impossible).
     mutating func redirectDecided(follow: Bool, keepsBody: Bool = true, leavesOrigin: Bool = false,
                                   hop: NextHop?, for stage: Stage) -> Action {
         guard case .awaitingRedirectDecision(stage, var chain) = state else {
             return unexpected("redirectDecided", for: stage)
         }
-        guard follow else {
+        guard follow, var hop else {
+            if follow { reportImpossible("redirectDecided(follow: true) without a hop for \(stage)") }
             return finishing(.lastOutcome)
         }
         if !keepsBody { chain.bodyDropped = true }
         if leavesOrigin { chain.credentialDropped = true }
-        if var hop {
-            if chain.bodyDropped { hop.body = .none }
-            if chain.credentialDropped { hop.credential = nil }
-            self.hop = hop
-        }
+        if chain.bodyDropped { hop.body = .none }
+        if chain.credentialDropped { hop.credential = nil }
+        self.hop = hop
         let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
         state = .running(next, chain)
-        return .startAttempt(next)
-    }
-
-    /// HSTS (RFC 6797): the hop goes to `upgraded` instead of `url` — if it still goes to `url`
-    /// (a later stage's hop is left alone).
-    mutating func upgradeHop(from url: URL, to upgraded: URL) {
-        guard var upgradedHop = hop, upgradedHop.head.url == url else { return }
-        upgradedHop.head.url = upgraded
-        hop = upgradedHop
+        // A redirect hop's Timeline starts when it is planned (`startedAt: nil`).
+        return .startAttempt(next, AttemptStart(hop: hop, startedAt: nil, deadline: deadline,
+                                                downloadResume: downloadResume))
     }
 
     /// The hops of the running attempt so far (`nil` outside ``State/running(_:_:)``,
@@ -422,16 +422,18 @@ struct RequestStateMachine: Sendable {
         }
     }
 
-    /// Takes the result of the running (or cancelling) attempt's hop: its metrics get the redirects
-    /// followed before it and join ``metricsHistory``, the hop is counted in `chain`, a download's
-    /// resume plan is updated, and the result becomes ``lastResult``.
+    /// Takes the result of the running (or cancelling) attempt's hop: the engine's metrics get the
+    /// redirects followed before it and join ``metricsHistory``, the hop is counted in `chain`, a
+    /// download's resume plan is updated, and the result becomes ``lastResult``.
     private mutating func keep(_ result: inout StageResult, recordingIn chain: inout HopChain) {
-        if var metrics = result.outcome.metrics {
-            chain.record(&metrics)
-            result.outcome.metrics = metrics
-            metricsHistory.append(metrics)
+        if result.fromEngine {
+            if var metrics = result.outcome.metrics {
+                chain.record(&metrics)
+                result.outcome.metrics = metrics
+                metricsHistory.append(metrics)
+            }
+            result.outcome.allMetrics = metricsHistory
         }
-        result.outcome.allMetrics = metricsHistory
         switch result.retryResume {
         case .keepsPrevious: break
         case .startsOver: downloadResume = nil
@@ -568,7 +570,7 @@ extension RequestStateMachine {
         }
     }
 
-    /// The owner published the request's outcome (after the machine's ``Action/finish(_:)``, once).
+    /// The owner published the request's outcome (after the machine's ``Action/finish(_:outcome:cancelling:)``, once).
     ///
     /// - Returns: The outcome to drain now when handlers wait (the owner then calls ``nextHandler()``
     ///   until it returns `nil`); `nil` when none was attached. Published twice, or before the machine

@@ -303,7 +303,7 @@ final class Transfer: @unchecked Sendable {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let deadline = resourceDeadline()
         let action = lock.withLock { machine.start(deadline: deadline) }
-        guard action != .none else { return }
+        if case .none = action { return }
         session.liveTransfers.insert(self) // parity: cancelAllRequests()
         emitStarted() // lifecycle: created + resumed events
         perform(action)
@@ -315,10 +315,10 @@ final class Transfer: @unchecked Sendable {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let action: RequestStateMachine.Action = lock.withLock {
             let action = machine.cancel()
-            if action != .none { cancelFlag.store(true, ordering: .relaxed) }
+            if case .none = action {} else { cancelFlag.store(true, ordering: .relaxed) }
             return action
         }
-        guard action != .none else { return }
+        if case .none = action { return }
         emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
         perform(action)
     }
@@ -346,7 +346,7 @@ final class Transfer: @unchecked Sendable {
                 ? (!machine.isStarted, machine.isSuspended, machine.resume(deadline: deadline)) : (false, false, .none)
         }
         if wasIdle {
-            if action != .none {
+            if case .none = action {} else {
                 session.liveTransfers.insert(self) // parity: cancelAllRequests()
                 emitStarted()
                 perform(action)
@@ -364,8 +364,8 @@ final class Transfer: @unchecked Sendable {
             break
         case let .adapt(stage):
             adapt(stage)
-        case let .startAttempt(stage):
-            startAttempt(stage)
+        case let .startAttempt(stage, start):
+            startAttempt(stage, start)
         case .cancelAttempt:
             if session.configuration.coalescesIdenticalRequests, leaveFlight() { return } // resilience: others ride on
             cancelFlag.store(true, ordering: .relaxed)
@@ -374,15 +374,15 @@ final class Transfer: @unchecked Sendable {
             session.engine.enqueue(.pause(self))
         case .unpauseAttempt:
             session.engine.enqueue(.unpause(self))
-        case let .askRedirectHandler(stage):
-            askRedirectHandler(stage) // lifecycle
-        case let .askRetriers(stage):
-            askRetriers(stage) // lifecycle
+        case let .askRedirectHandler(stage, outcome):
+            askRedirectHandler(stage, about: outcome) // lifecycle
+        case let .askRetriers(stage, error):
+            askRetriers(stage, about: error) // lifecycle
         case let .scheduleRetry(delay, stage):
             scheduleRetry(after: delay, stage) // lifecycle
-        case let .finish(kind, timers):
+        case let .finish(kind, outcome, timers):
             for timer in timers { timer.cancel() } // the deadline timer; a retry delay left early
-            finish(kind) // lifecycle
+            finish(kind, outcome: outcome) // lifecycle
         }
     }
 
@@ -435,25 +435,29 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Plans the stage's hop for its own host and hands the attempt to the engine.
-    private func startAttempt(_ stage: RequestStateMachine.Stage) {
-        if let store = session.configuration.hstsStore { upgradeNextHopForHSTS(store) } // security: RFC 6797
-        if session.engine.isCurrentThread, let url = lock.withLock({ machine.hop?.head.url }),
+    /// Plans the stage's hop for its own host and hands the attempt to the engine, as the machine's
+    /// action says (the hop, its Timeline start, the deadline, a retried download's resume point).
+    private func startAttempt(_ stage: RequestStateMachine.Stage, _ start: RequestStateMachine.AttemptStart) {
+        var hop = start.hop
+        if let store = session.configuration.hstsStore { upgradeForHSTS(&hop, store: store) } // security: RFC 6797
+        if session.engine.isCurrentThread, let url = hop.head.url,
            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
            !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
             // A redirect hop to a host whose trust is not resolved yet: the policy manager is open
             // code (it may block, or wait for a request of its own), so it is never asked on the
             // engine thread. Rare: once per host and session.
-            DispatchQueue.global().async { self.startAttempt(stage) }
+            var upgraded = start
+            upgraded.hop = hop
+            DispatchQueue.global().async { [upgraded] in self.startAttempt(stage, upgraded) }
             return
         }
-        let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
-            currentRequest = machine.hop?.head ?? currentRequest
-            return (machine.hop, stage.hop == 0 ? machine.attemptStartedAt : Date.timeIntervalSinceReferenceDate,
-                    machine.deadline, dataStream)
+        let startTime = start.startedAt ?? Date.timeIntervalSinceReferenceDate
+        let deadline = start.deadline
+        let stream = lock.withLock { () -> StreamTarget? in
+            currentRequest = hop.head
+            return dataStream
         }
-        guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.head
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader)
@@ -471,8 +475,7 @@ final class Transfer: @unchecked Sendable {
             }
         }
         var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
-        if spec.resumesDownloadOnRetry, let resume = lock.withLock({ machine.downloadResume }),
-           let ifRange = resume.validators.ifRange {
+        if spec.resumesDownloadOnRetry, let resume = start.downloadResume, let ifRange = resume.validators.ifRange {
             // parity: a retried download continues from the bytes on disk.
             request.setValue("bytes=\(resume.resumeOffset)-", forHTTPHeaderField: "Range")
             request.setValue(ifRange, forHTTPHeaderField: "If-Range")
@@ -518,7 +521,8 @@ final class Transfer: @unchecked Sendable {
         outcome.uploadedBodyBytes = result.uploadedBodyBytes
         let verdict: RequestStateMachine.AttemptVerdict
         if case .resourceTimeout = result.ending { verdict = .final } else { verdict = self.verdict(for: outcome) }
-        var ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome))
+        var ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome),
+                                                    fromEngine: true)
         let action: RequestStateMachine.Action = lock.withLock {
             guard machine.stage == result.stage else { return .none } // a stale attempt (its file is not kept)
             if spec.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity

@@ -13,6 +13,7 @@ final class RequestStateMachineHopChainTests: XCTestCase {
     private func ended(seconds: TimeInterval) -> Machine.StageResult {
         var result = RequestStateMachineTests.result
         result.outcome.metrics = TransferMetrics(totalDuration: seconds)
+        result.fromEngine = true
         return result
     }
 
@@ -59,6 +60,17 @@ final class RequestStateMachineHopChainTests: XCTestCase {
         XCTAssertEqual(impossible.all, [])
     }
 
+    func testThatAStageTheOwnerEndedItselfIsDeliveredWithoutTheEnginesMetrics() {
+        var machine = RequestStateMachineTests.machine(in: "running")
+        var first = ended(seconds: 0.5)
+        _ = machine.attemptEnded(.redirect, result: &first, for: machine.stage!)
+        _ = machine.redirectDecided(follow: true, hop: hop, for: machine.stage!)
+        var refused = RequestStateMachineTests.result // a check refused the next hop: no attempt, no metrics
+        _ = machine.attemptEnded(.final, result: &refused, for: machine.stage!)
+        XCTAssertEqual(refused.outcome.allMetrics.count, 0, "delivered as the owner made it")
+        XCTAssertEqual(machine.metricsHistory.count, 1)
+    }
+
     func testThatACancelledHopIsStillCountedAndAStaleOneIsNot() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "running", withHistory: true, impossible: impossible)
@@ -69,28 +81,32 @@ final class RequestStateMachineHopChainTests: XCTestCase {
         XCTAssertEqual(machine.metricsHistory.count, 0, "a stale hop is not counted")
         XCTAssertEqual(machine.hopChain?.redirectCount, 0)
         var cancelled = ended(seconds: 1)
-        XCTAssertEqual(machine.attemptEnded(.final, result: &cancelled, for: stage), .finish(.cancelled))
+        XCTAssertEqual(machine.attemptEnded(.final, result: &cancelled, for: stage).summary, .finish(.cancelled))
         XCTAssertEqual(machine.metricsHistory.count, 1, "the cancelled hop's metrics are kept")
         XCTAssertEqual(cancelled.outcome.allMetrics.count, 1)
         XCTAssertEqual(impossible.all, [])
     }
 
-    func testThatTheNextHopDropsWhatTheAttemptDroppedAndHSTSUpgradesOnlyTheHopItWasAskedFor() {
+    func testThatTheNextHopDropsWhatTheAttemptDroppedAndTheStartActionCarriesIt() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
         let first = URL(string: "http://a.test/1")!
         let hop = NextHop(request: URLRequest(url: first), body: .data(Data("x".utf8)), credential: ("u", "p"))
-        _ = machine.adapted(.succeeded(hop, startedAt: 0), for: machine.stage!)
+        let started = machine.adapted(.succeeded(hop, startedAt: 0), for: machine.stage!)
         XCTAssertEqual(machine.hop?.request.url, first)
-        machine.upgradeHop(from: URL(string: "http://other.test/")!, to: URL(string: "https://other.test/")!)
-        XCTAssertEqual(machine.hop?.request.url, first, "another URL: left alone")
-        machine.upgradeHop(from: first, to: URL(string: "https://a.test/1")!)
-        XCTAssertEqual(machine.hop?.request.url?.scheme, "https")
+        // The executor upgrades (HSTS) and plans its own copy of the hop: nothing is written back.
+        guard case let .startAttempt(_, start) = started else { return XCTFail("\(started.summary)") }
+        XCTAssertEqual(start.hop.request.url, first)
         end(&machine, .redirect)
         var second = hop
         second.request.url = URL(string: "http://b.test/2")
-        _ = machine.redirectDecided(follow: true, keepsBody: false, leavesOrigin: true, hop: second, for: machine.stage!)
+        let followed = machine.redirectDecided(follow: true, keepsBody: false, leavesOrigin: true, hop: second,
+                                               for: machine.stage!)
         XCTAssertEqual(machine.hop?.request.url?.host, "b.test")
+        guard case let .startAttempt(_, next) = followed else { return XCTFail("\(followed.summary)") }
+        XCTAssertEqual(next.hop.request.url?.host, "b.test")
+        XCTAssertNil(next.hop.credential, "the action carries the hop with the credentials dropped")
+        XCTAssertNil(next.startedAt, "a redirect hop's Timeline starts when it is planned")
         if case UploadBody.none? = machine.hop?.body {} else { XCTFail("body dropped: \(String(describing: machine.hop?.body))") }
         XCTAssertNil(machine.hop?.credential, "credentials dropped")
         end(&machine, .redirect)

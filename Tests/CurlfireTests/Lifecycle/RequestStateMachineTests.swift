@@ -143,8 +143,8 @@ final class RequestStateMachineTests: XCTestCase {
         case .askRedirectHandler: return "askRedirectHandler"
         case .askRetriers: return "askRetriers"
         case let .scheduleRetry(delay, _): return "scheduleRetry(\(delay))"
-        case .finish(.retryFailed, _): return "finish(retryFailed)" // its payload is not part of the name
-        case let .finish(kind, _): return "finish(\(kind))"
+        case .finish(.retryFailed, _, _): return "finish(retryFailed)" // its payload is not part of the name
+        case let .finish(kind, _, _): return "finish(\(kind))"
         }
     }
 
@@ -217,7 +217,7 @@ final class RequestStateMachineTests: XCTestCase {
                 XCTAssertEqual(impossible.all.count, row.kind == .impossible ? 1 : 0,
                                "\(pair) is \(row.kind): \(impossible.all)", file: row.file, line: row.line)
                 if row.kind != .legal {
-                    XCTAssertEqual(action, .none, "\(pair) is ignored", file: row.file, line: row.line)
+                    XCTAssertEqual(action.summary, .none, "\(pair) is ignored", file: row.file, line: row.line)
                     XCTAssertEqual(Self.name(machine.state), row.state, "\(pair) is ignored", file: row.file, line: row.line)
                 }
             }
@@ -236,7 +236,7 @@ final class RequestStateMachineTests: XCTestCase {
     func testThatCancelEndsEveryWaitingStageAtOnceAndOnlyARunningAttemptWaitsForTheEngine() {
         for state in ["idle", "adapting", "awaitingRedirect", "awaitingRetry", "delaying"] {
             var machine = Self.machine(in: state)
-            XCTAssertEqual(machine.cancel(), .finish(.cancelled), state)
+            XCTAssertEqual(machine.cancel().summary, .finish(.cancelled), state)
             XCTAssertTrue(machine.isFinished, state)
         }
         var running = Self.machine(in: "running")
@@ -246,9 +246,9 @@ final class RequestStateMachineTests: XCTestCase {
 
     func testThatWithoutRetriersFailuresAreDeliveredWithoutAsking() {
         var machine = Self.machine(in: "running", retriers: false)
-        XCTAssertEqual(Self.feed(&machine, .ended(.retryable)), .finish(.lastOutcome))
+        XCTAssertEqual(Self.feed(&machine, .ended(.retryable)).summary, .finish(.lastOutcome))
         var adapting = Self.machine(in: "adapting", retriers: false)
-        XCTAssertEqual(Self.feed(&adapting, .adapted(.failed)), .finish(.lastOutcome))
+        XCTAssertEqual(Self.feed(&adapting, .adapted(.failed)).summary, .finish(.lastOutcome))
     }
 
     func testThatRedirectHopsAreCountedAndLimited() {
@@ -259,7 +259,7 @@ final class RequestStateMachineTests: XCTestCase {
             XCTAssertEqual(machine.stage?.hop, hop)
             XCTAssertEqual(machine.stage?.attempt, 1)
         }
-        XCTAssertEqual(Self.feed(&machine, .ended(.redirect)), .finish(.tooManyRedirects))
+        XCTAssertEqual(Self.feed(&machine, .ended(.redirect)).summary, .finish(.tooManyRedirects))
     }
 
     func testThatEachRetryIsANewAttemptWithANewGenerationAndHopZero() {
@@ -273,7 +273,7 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.stage?.hop, 0)
         XCTAssertGreaterThan(machine.stage?.generation ?? 0, hopStage?.generation ?? .max)
         // An answer for the earlier stage changes nothing.
-        XCTAssertEqual(machine.adapted(Adapt.succeeded.machineAdaptation, for: hopStage!), .none)
+        XCTAssertEqual(machine.adapted(Adapt.succeeded.machineAdaptation, for: hopStage!).summary, .none)
         XCTAssertEqual(Self.name(machine.state), "adapting")
     }
 
@@ -329,8 +329,8 @@ final class RequestStateMachineTests: XCTestCase {
         var ended = Self.result
         _ = machine.attemptEnded(.retryable, result: &ended, for: first)
         _ = machine.retryDecided(.retry(after: 0), for: first)
-        XCTAssertEqual(machine.start(deadline: 900), .none)
-        XCTAssertEqual(machine.resume(deadline: 900), .none)
+        XCTAssertEqual(machine.start(deadline: 900).summary, .none)
+        XCTAssertEqual(machine.resume(deadline: 900).summary, .none)
         _ = machine.adapted(.succeeded(Self.hop, startedAt: 20), for: machine.stage!)
         XCTAssertEqual(machine.deadline, 500, "fixed once, for the whole request")
         XCTAssertEqual(machine.attemptStartedAt, 20, "each attempt's Timeline starts anew")
@@ -341,16 +341,16 @@ final class RequestStateMachineTests: XCTestCase {
     func testThatSuspendAndResumeOfARunningAttemptPauseAndContinueIt() {
         var machine = Self.machine(in: "running")
         XCTAssertEqual(Self.name(machine.suspend()), "pauseAttempt")
-        XCTAssertEqual(machine.suspend(), .none, "a second suspend does nothing")
+        XCTAssertEqual(machine.suspend().summary, .none, "a second suspend does nothing")
         XCTAssertTrue(machine.isSuspended)
         XCTAssertEqual(Self.name(machine.resume(deadline: 0)), "unpauseAttempt")
         XCTAssertFalse(machine.isSuspended)
-        XCTAssertEqual(machine.resume(deadline: 0), .none)
+        XCTAssertEqual(machine.resume(deadline: 0).summary, .none)
     }
 
     func testThatASuspendedIdleRequestStartsOnResumeAndItsAttemptStartsPaused() {
         var machine = Self.machine(in: "idle")
-        XCTAssertEqual(machine.suspend(), .none)
+        XCTAssertEqual(machine.suspend().summary, .none)
         XCTAssertEqual(Self.name(machine.resume(deadline: 0)), "adapt")
         var adapting = Self.machine(in: "adapting")
         _ = adapting.suspend()
@@ -362,15 +362,15 @@ final class RequestStateMachineTests: XCTestCase {
         for state in ["finished", "cancelling", "timingOut"] {
             var machine = Self.machine(in: state)
             XCTAssertFalse(machine.acceptsSuspension, state)
-            XCTAssertEqual(machine.suspend(), .none, state)
+            XCTAssertEqual(machine.suspend().summary, .none, state)
             XCTAssertFalse(machine.isSuspended, "\(state): a suspend after the end is not recorded")
-            XCTAssertEqual(machine.resume(deadline: 0), .none, state)
+            XCTAssertEqual(machine.resume(deadline: 0).summary, .none, state)
         }
         // Suspended while running, then cancelled: a later resume neither continues nor reports anything.
         var machine = Self.machine(in: "running")
         _ = machine.suspend()
         _ = machine.cancel()
-        XCTAssertEqual(machine.resume(deadline: 0), .none)
+        XCTAssertEqual(machine.resume(deadline: 0).summary, .none)
         XCTAssertTrue(machine.isSuspended, "resume() after cancel() leaves the machine as it was")
         for state in ["idle", "adapting", "running", "awaitingRedirect", "awaitingRetry", "delaying"] {
             XCTAssertTrue(Self.machine(in: state).acceptsSuspension, state)
@@ -380,11 +380,11 @@ final class RequestStateMachineTests: XCTestCase {
     func testThatCancelRacingTheEngineEndsOnceWhicheverComesFirst() {
         // The attempt ends on its own just as the user cancels: the first event wins, the other is a no-op.
         var endedFirst = Self.machine(in: "running")
-        XCTAssertEqual(Self.feed(&endedFirst, .ended(.final)), .finish(.lastOutcome))
-        XCTAssertEqual(endedFirst.cancel(), .none)
+        XCTAssertEqual(Self.feed(&endedFirst, .ended(.final)).summary, .finish(.lastOutcome))
+        XCTAssertEqual(endedFirst.cancel().summary, .none)
         var cancelledFirst = Self.machine(in: "running")
         _ = cancelledFirst.cancel()
-        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)), .finish(.cancelled))
-        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)), .none)
+        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)).summary, .finish(.cancelled))
+        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)).summary, .none)
     }
 }
