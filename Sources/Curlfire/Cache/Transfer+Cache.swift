@@ -35,11 +35,12 @@ extension Transfer {
 
     /// Cache hook 1, before each hop's attempt. The first hop (never planned on the engine thread)
     /// consults the store: serve a stored response, fail a cache-only miss, or say what to send. A
-    /// redirect hop only loses the validators the cache added for the first hop's URL.
-    func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval) -> CacheConsultation {
+    /// redirect hop only loses the validators the cache added for the first hop's URL (`candidate`,
+    /// which the `startAttempt` action carries).
+    func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval,
+                      candidate: CachedEntry?) -> CacheConsultation {
         guard let settings = spec.cache else { return .send(request) }
         guard stage.hop == 0 else {
-            let candidate = lock.withLock { machine.cacheCandidate }
             return .send(candidate.map { CacheRules.removingValidators(of: $0, from: request) } ?? request)
         }
         let headers = settings.effectiveHeaders(request)

@@ -90,6 +90,9 @@ extension RequestStateMachine {
         var deadline: UInt64
         /// parity: where a retried download continues (``RequestStateMachine/downloadResume``).
         var downloadResume: FileSink.Plan?
+        /// cache: the stored entry the attempt's first hop was made conditional on
+        /// (``RequestStateMachine/cacheCandidate``): a redirect hop drops the validators it added.
+        var cacheCandidate: CachedEntry?
     }
 
     /// What an ended stage leaves the request with (``RequestStateMachine/lastResult``).

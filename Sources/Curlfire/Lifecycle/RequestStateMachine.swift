@@ -154,6 +154,9 @@ struct RequestStateMachine: Sendable {
     /// The metrics of every hop that ended so far, oldest first (``TransferOutcome/allMetrics``),
     /// each with the redirects before it counted.
     private(set) var metricsHistory: [TransferMetrics] = []
+    /// parity: whether a `cancel(discardingResumeData: true)` reached the request before it finished
+    /// (the `finish` action's outcome then says so).
+    private(set) var discardsResumeData = false
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -224,6 +227,7 @@ struct RequestStateMachine: Sendable {
         state = .finished(kind)
         var outcome = lastResult?.outcome
         outcome?.retryResume = downloadResume // parity: where a retry would have continued
+        if discardsResumeData { outcome?.discardsResumeData = true } // parity: cancel(createResumeData: false)
         return .finish(kind, outcome: outcome, cancelling: timers)
     }
 
@@ -247,7 +251,13 @@ struct RequestStateMachine: Sendable {
     }
 
     /// `cancel()`: valid in every state, never waits for a stage to end.
-    mutating func cancel() -> Action {
+    ///
+    /// - Parameter discardingResumeData: parity: `DownloadRequest.cancel(createResumeData: false)`: the
+    ///   outcome then drops a download's partial file and gives no resume data. It applies while the
+    ///   request is not finished — also to a cancel already in flight (`cancelling`), whose outcome is
+    ///   not made yet — and never to a finished request.
+    mutating func cancel(discardingResumeData: Bool) -> Action {
+        if discardingResumeData, !isFinished { discardsResumeData = true }
         switch state {
         case .finished, .cancelling:
             return .none
@@ -330,7 +340,7 @@ struct RequestStateMachine: Sendable {
             attemptsStarted += 1
             state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
             return .startAttempt(stage, AttemptStart(hop: hop, startedAt: startedAt, deadline: deadline,
-                                                     downloadResume: downloadResume))
+                                                     downloadResume: downloadResume, cacheCandidate: cacheCandidate))
         case let .failed(result) where hasRetriers:
             lastResult = result
             state = .awaitingRetryDecision(stage)
@@ -410,7 +420,7 @@ struct RequestStateMachine: Sendable {
         state = .running(next, chain)
         // A redirect hop's Timeline starts when it is planned (`startedAt: nil`).
         return .startAttempt(next, AttemptStart(hop: hop, startedAt: nil, deadline: deadline,
-                                                downloadResume: downloadResume))
+                                                downloadResume: downloadResume, cacheCandidate: cacheCandidate))
     }
 
     /// The hops of the running attempt so far (`nil` outside ``State/running(_:_:)``,

@@ -104,8 +104,9 @@ final class Transfer: @unchecked Sendable {
     private(set) var lock = LockPool.transfers.take() // lifecycle: internal for Transfer+Lifecycle.swift
     /// The request's lifecycle (RequestStateMachine.swift); read and changed under `lock` only.
     var machine: RequestStateMachine // lifecycle: internal for Transfer+Lifecycle.swift
-    /// Set when the running attempt must stop (cancel, resource deadline), readable without the
-    /// lock from libcurl's write callback: one `curl_multi_perform` can deliver many buffers before
+    /// Set when the running attempt must stop (cancel, resource deadline) — only by `perform`, carrying
+    /// out the machine's `cancelAttempt` or `finish(.cancelled)` — readable without the lock from
+    /// libcurl's write callback: one `curl_multi_perform` can deliver many buffers before
     /// the engine handles the cancel command, so the callback stops the transfer at the next chunk.
     private let cancelFlag = Atomic<Bool>(false)
     /// Whether the running attempt must stop; cheap enough for every body chunk.
@@ -166,10 +167,6 @@ final class Transfer: @unchecked Sendable {
     var finishedOutcome: TransferOutcome? { lock.withLock { machine.publishedOutcome } }
 
     // MARK: - Parity additions (issue 14; read by Core, no effect on the lifecycle)
-
-    /// parity: set before `cancel()` by `DownloadRequest.cancel(createResumeData: false)`; copied
-    /// into the outcome by `complete(_:)`.
-    let resumeDataDiscarded = Atomic<Bool>(false)
     /// parity: `Request.id`, the same for every copy of a request value and across retries. Made
     /// on first read: a UUID reads the system's random source (1.75 % of the CPU of a small request
     /// when made eagerly), and most requests are never asked for theirs.
@@ -311,13 +308,12 @@ final class Transfer: @unchecked Sendable {
 
     /// Cancels the transfer at any stage, at once; its handlers get ``CurlfireError/explicitlyCancelled``.
     /// A late answer from the abandoned stage (an adapter, a retrier, a redirect handler, a timer) is ignored.
-    func cancel() {
+    ///
+    /// - Parameter discardingResumeData: parity: `DownloadRequest.cancel(createResumeData: false)` (the
+    ///   event carries it to the machine, whose `finish` outcome says so).
+    func cancel(discardingResumeData: Bool = false) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let action: RequestStateMachine.Action = lock.withLock {
-            let action = machine.cancel()
-            if case .none = action {} else { cancelFlag.store(true, ordering: .relaxed) }
-            return action
-        }
+        let action = lock.withLock { machine.cancel(discardingResumeData: discardingResumeData) }
         if case .none = action { return }
         emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
         perform(action)
@@ -367,8 +363,10 @@ final class Transfer: @unchecked Sendable {
         case let .startAttempt(stage, start):
             startAttempt(stage, start)
         case .cancelAttempt:
-            if session.configuration.coalescesIdenticalRequests, leaveFlight() { return } // resilience: others ride on
+            // Set first, and only here: an attempt joining a flight meanwhile sees it and leaves
+            // (RequestCoalescer.joinFlight); the engine and the write callback stop at it.
             cancelFlag.store(true, ordering: .relaxed)
+            if session.configuration.coalescesIdenticalRequests, leaveFlight() { return } // resilience: others ride on
             session.engine.enqueue(.cancel(self))
         case .pauseAttempt:
             session.engine.enqueue(.pause(self))
@@ -381,6 +379,8 @@ final class Transfer: @unchecked Sendable {
         case let .scheduleRetry(delay, stage):
             scheduleRetry(after: delay, stage) // lifecycle
         case let .finish(kind, outcome, timers):
+            // A cancel that ends the request at once: an attempt made for it meanwhile never sends.
+            if case .cancelled = kind { cancelFlag.store(true, ordering: .relaxed) }
             for timer in timers { timer.cancel() } // the deadline timer; a retry delay left early
             finish(kind, outcome: outcome) // lifecycle
         }
@@ -469,7 +469,7 @@ final class Transfer: @unchecked Sendable {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
-            switch consultCache(request.urlRequest, stage: stage, startTime: startTime) {
+            switch consultCache(request.urlRequest, stage: stage, startTime: startTime, candidate: start.cacheCandidate) {
             case .answered: return
             case let .send(sent): request = .built(sent)
             }
@@ -592,9 +592,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Completes the transfer: no more attempts; handlers run.
     func complete(_ finished: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
-        var marked = finished
-        marked.discardsResumeData = resumeDataDiscarded.load(ordering: .relaxed) // parity
-        let outcome = marked
+        let outcome = finished // parity: a cancel(createResumeData: false) is in it (the machine's finish)
         removeTemporaryBody()
         if let cache = spec.cache, outcome.cacheStatus == .network {
             // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread. A hit has

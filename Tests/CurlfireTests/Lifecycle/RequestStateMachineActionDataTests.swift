@@ -71,6 +71,18 @@ final class RequestStateMachineActionDataTests: XCTestCase {
         XCTAssertNil(outcome.retryResume, "started over: no partial file to hand on")
     }
 
+    func testThatARedirectHopsStartCarriesTheCacheCandidateTheFirstHopWasMadeConditionalOn() {
+        var machine = RequestStateMachineTests.machine(in: "running")
+        let candidate = CachedEntry(key: "https://a.test/1", statusCode: 200, fields: [], body: Data("stored".utf8),
+                                    requestTime: Date(), responseTime: Date())
+        machine.cacheConsulted(candidate: candidate, for: machine.stage!)
+        var ended = result("moved")
+        _ = machine.attemptEnded(.redirect, result: &ended, for: machine.stage!)
+        let followed = machine.redirectDecided(follow: true, hop: hop("https://a.test/2"), for: machine.stage!)
+        guard case let .startAttempt(_, start) = followed else { return XCTFail("\(followed.summary)") }
+        XCTAssertEqual(start.cacheCandidate, candidate)
+    }
+
     func testThatTheRedirectHandlerIsAskedAboutTheHopsOutcome() {
         var machine = RequestStateMachineTests.machine(in: "running")
         var ended = result("moved")
@@ -86,14 +98,37 @@ final class RequestStateMachineActionDataTests: XCTestCase {
         XCTAssertEqual(name(error), "adapter")
     }
 
+    func testThatDiscardingResumeDataRidesOnTheCancelAndReachesACancelInFlightButNotAFinishedRequest() {
+        // cancel(), then cancel(createResumeData: false) while the engine is still stopping the attempt.
+        var machine = RequestStateMachineTests.machine(in: "running")
+        let stage = machine.stage!
+        _ = machine.cancel(discardingResumeData: false)
+        XCTAssertEqual(machine.cancel(discardingResumeData: true).summary, .none, "already cancelling")
+        var ended = result("partial")
+        let finished = machine.attemptEnded(.final, result: &ended, for: stage)
+        guard case let .finish(.cancelled, outcome?, _) = finished else { return XCTFail("\(finished.summary)") }
+        XCTAssertTrue(outcome.discardsResumeData, "the second cancel still applies: the outcome was not made yet")
+
+        var keeping = RequestStateMachineTests.machine(in: "running")
+        _ = keeping.cancel(discardingResumeData: false)
+        var partial = result("partial")
+        guard case let .finish(_, kept?, _) = keeping.attemptEnded(.final, result: &partial, for: keeping.stage ?? stage)
+        else { return XCTFail("finishes") }
+        XCTAssertFalse(kept.discardsResumeData)
+
+        var done = RequestStateMachineTests.machine(in: "finished")
+        XCTAssertEqual(done.cancel(discardingResumeData: true).summary, .none)
+        XCTAssertFalse(done.discardsResumeData, "no effect once the request has finished")
+    }
+
     func testThatTheFinishActionCarriesTheLastOutcomeWithTheResumePointOrNoneWhenNoStageEnded() {
         var early = RequestStateMachineTests.machine(in: "adapting")
-        guard case .finish(.cancelled, nil, _) = early.cancel() else { return XCTFail("no stage ended: no outcome") }
+        guard case .finish(.cancelled, nil, _) = early.cancel(discardingResumeData: false) else { return XCTFail("no stage ended: no outcome") }
 
         var machine = RequestStateMachineTests.machine(in: "running")
         var ended = result("partial", resume: .continues(plan(99)))
         _ = machine.attemptEnded(.retryable, result: &ended, for: machine.stage!)
-        let cancelled = machine.cancel()
+        let cancelled = machine.cancel(discardingResumeData: false)
         guard case let .finish(.cancelled, outcome?, _) = cancelled else { return XCTFail("\(cancelled.summary)") }
         XCTAssertEqual(name(outcome.error), "partial", "the kind turns it into explicitlyCancelled; the owner does that")
         XCTAssertEqual(outcome.retryResume?.resumeOffset, 99)

@@ -75,7 +75,7 @@ final class RequestStateMachineHopChainTests: XCTestCase {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "running", withHistory: true, impossible: impossible)
         let stage = machine.stage!
-        _ = machine.cancel()
+        _ = machine.cancel(discardingResumeData: false)
         var stale = ended(seconds: 1)
         _ = machine.attemptEnded(.final, result: &stale, for: RequestStateMachineTests.firstStage)
         XCTAssertEqual(machine.metricsHistory.count, 0, "a stale hop is not counted")

@@ -70,7 +70,7 @@ final class RequestStateMachineTests: XCTestCase {
         func stage(_ stale: Bool) -> Stage { stale ? firstStage : current }
         switch event {
         case .start: return machine.start(deadline: 0)
-        case .cancel: return machine.cancel()
+        case .cancel: return machine.cancel(discardingResumeData: false)
         case .suspend: return machine.suspend()
         case .resume: return machine.resume(deadline: 0)
         case .deadline: return machine.resourceDeadlineElapsed()
@@ -236,11 +236,11 @@ final class RequestStateMachineTests: XCTestCase {
     func testThatCancelEndsEveryWaitingStageAtOnceAndOnlyARunningAttemptWaitsForTheEngine() {
         for state in ["idle", "adapting", "awaitingRedirect", "awaitingRetry", "delaying"] {
             var machine = Self.machine(in: state)
-            XCTAssertEqual(machine.cancel().summary, .finish(.cancelled), state)
+            XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), state)
             XCTAssertTrue(machine.isFinished, state)
         }
         var running = Self.machine(in: "running")
-        guard case .cancelAttempt = running.cancel() else { return XCTFail("a running attempt is stopped by the engine") }
+        guard case .cancelAttempt = running.cancel(discardingResumeData: false) else { return XCTFail("a running attempt is stopped by the engine") }
         XCTAssertFalse(running.isFinished)
     }
 
@@ -369,7 +369,7 @@ final class RequestStateMachineTests: XCTestCase {
         // Suspended while running, then cancelled: a later resume neither continues nor reports anything.
         var machine = Self.machine(in: "running")
         _ = machine.suspend()
-        _ = machine.cancel()
+        _ = machine.cancel(discardingResumeData: false)
         XCTAssertEqual(machine.resume(deadline: 0).summary, .none)
         XCTAssertTrue(machine.isSuspended, "resume() after cancel() leaves the machine as it was")
         for state in ["idle", "adapting", "running", "awaitingRedirect", "awaitingRetry", "delaying"] {
@@ -381,9 +381,9 @@ final class RequestStateMachineTests: XCTestCase {
         // The attempt ends on its own just as the user cancels: the first event wins, the other is a no-op.
         var endedFirst = Self.machine(in: "running")
         XCTAssertEqual(Self.feed(&endedFirst, .ended(.final)).summary, .finish(.lastOutcome))
-        XCTAssertEqual(endedFirst.cancel().summary, .none)
+        XCTAssertEqual(endedFirst.cancel(discardingResumeData: false).summary, .none)
         var cancelledFirst = Self.machine(in: "running")
-        _ = cancelledFirst.cancel()
+        _ = cancelledFirst.cancel(discardingResumeData: false)
         XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)).summary, .finish(.cancelled))
         XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)).summary, .none)
     }
