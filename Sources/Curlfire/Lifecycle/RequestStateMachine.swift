@@ -139,9 +139,6 @@ struct RequestStateMachine: Sendable {
     /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); handed
     /// to the owner in ``Action/startAttempt(_:_:)``.
     private(set) var hop: NextHop?
-    /// When the current attempt began (its adapters started), for its Timeline: carried by
-    /// ``Adaptation/succeeded(_:startedAt:)``.
-    private(set) var attemptStartedAt: TimeInterval = 0
     /// The request's `timeoutIntervalForResource` deadline, monotonic nanoseconds (`IdleClock.now()`);
     /// 0 before the start, or when there is none. Fixed by ``start(deadline:)`` (or ``resume(deadline:)``).
     private(set) var deadline: UInt64 = 0
@@ -336,7 +333,6 @@ struct RequestStateMachine: Sendable {
         switch adaptation {
         case let .succeeded(hop, startedAt):
             self.hop = hop
-            attemptStartedAt = startedAt
             attemptsStarted += 1
             state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
             return .startAttempt(stage, AttemptStart(hop: hop, startedAt: startedAt, deadline: deadline,

@@ -83,7 +83,7 @@ final class Transfer: @unchecked Sendable {
         /// cache: the session's response cache, for data and upload requests only (Cache/Transfer+Cache.swift).
         var cache: RequestCacheSettings?
         /// parity: a download whose retry continues from the bytes an earlier attempt wrote
-        /// (`Range` + `If-Range`, FileSink.retryResumePlan) instead of starting from zero.
+        /// (`Range` + `If-Range`, FileSink.retryResume(request:)) instead of starting from zero.
         var resumesDownloadOnRetry = false
         /// transport: the request's own deadline and connect timeout (Core/Request+TimeLimits.swift).
         var timeLimits = RequestTimeLimits()

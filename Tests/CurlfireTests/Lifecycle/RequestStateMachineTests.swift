@@ -320,22 +320,28 @@ final class RequestStateMachineTests: XCTestCase {
     }
 
     func testThatTheDeadlineIsFixedByTheStartAndAStaleAdaptationChangesNothing() {
+        /// When the Timeline of the attempt an action starts begins (`nil`: no attempt starts).
+        func startedAt(_ action: Machine.Action) -> TimeInterval? {
+            if case let .startAttempt(_, start) = action { return start.startedAt }
+            return nil
+        }
         var machine = Self.machine(in: "idle")
         _ = machine.start(deadline: 500)
         let first = machine.stage!
-        _ = machine.adapted(.succeeded(Self.hop, startedAt: 10), for: first)
+        XCTAssertEqual(startedAt(machine.adapted(.succeeded(Self.hop, startedAt: 10), for: first)), 10)
         XCTAssertEqual(machine.deadline, 500)
-        XCTAssertEqual(machine.attemptStartedAt, 10)
         var ended = Self.result
         _ = machine.attemptEnded(.retryable, result: &ended, for: first)
         _ = machine.retryDecided(.retry(after: 0), for: first)
         XCTAssertEqual(machine.start(deadline: 900).summary, .none)
         XCTAssertEqual(machine.resume(deadline: 900).summary, .none)
-        _ = machine.adapted(.succeeded(Self.hop, startedAt: 20), for: machine.stage!)
+        let retried = machine.adapted(.succeeded(Self.hop, startedAt: 20), for: machine.stage!)
         XCTAssertEqual(machine.deadline, 500, "fixed once, for the whole request")
-        XCTAssertEqual(machine.attemptStartedAt, 20, "each attempt's Timeline starts anew")
-        _ = machine.adapted(.succeeded(Self.hop, startedAt: 30), for: first)
-        XCTAssertEqual(machine.attemptStartedAt, 20, "a stage the machine left changes nothing")
+        XCTAssertEqual(startedAt(retried), 20, "each attempt's Timeline starts anew")
+        let second = machine.stage
+        XCTAssertNil(startedAt(machine.adapted(.succeeded(Self.hop, startedAt: 30), for: first)),
+                     "a stage the machine left starts nothing")
+        XCTAssertEqual(machine.stage, second, "and changes nothing")
     }
 
     func testThatSuspendAndResumeOfARunningAttemptPauseAndContinueIt() {
