@@ -8,7 +8,8 @@ import Foundation
 /// libcurl, so every (state, event) pair is unit-tested as a table (RequestStateMachineTests).
 ///
 /// The machine also holds what the request has (issue 24 point 1; docs/notes-core4.md): how it
-/// finished, the hops of the running attempt (``HopChain``) and the hop it sends (``hop``), the
+/// finished, the hops of the running attempt (``HopChain``; the hop it sends travels from the event
+/// that makes it to the ``Action/startAttempt(_:_:)`` action), the
 /// retry-delay and deadline timers (``StageTimer``, handed back by ``Action/finish(_:outcome:cancelling:)``),
 /// what the last stage left (``StageResult``), the retrier's failure (``RetryFailure``), the attempt
 /// count, the deadline, the cache candidate, a download's resume plan, and the handlers with the
@@ -134,11 +135,6 @@ struct RequestStateMachine: Sendable {
     /// (a stale stage's result is dropped with it); the actions that ask the redirect handler or the
     /// retriers, and the one that finishes, carry what they need of it.
     private(set) var lastResult: StageResult?
-    /// The request the running stage's attempt sends, with its body and credentials: set by
-    /// ``adapted(_:for:)`` and ``redirectDecided(follow:keepsBody:leavesOrigin:hop:for:)``
-    /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); handed
-    /// to the owner in ``Action/startAttempt(_:_:)``.
-    private(set) var hop: NextHop?
     /// The request's `timeoutIntervalForResource` deadline, monotonic nanoseconds (`IdleClock.now()`);
     /// 0 before the start, or when there is none. Fixed by ``start(deadline:)`` (or ``resume(deadline:)``).
     private(set) var deadline: UInt64 = 0
@@ -332,7 +328,6 @@ struct RequestStateMachine: Sendable {
         guard case .adapting(stage) = state else { return unexpected("adapted", for: stage) }
         switch adaptation {
         case let .succeeded(hop, startedAt):
-            self.hop = hop
             attemptsStarted += 1
             state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
             return .startAttempt(stage, AttemptStart(hop: hop, startedAt: startedAt, deadline: deadline,
@@ -411,7 +406,6 @@ struct RequestStateMachine: Sendable {
         if leavesOrigin { chain.credentialDropped = true }
         if chain.bodyDropped { hop.body = .none }
         if chain.credentialDropped { hop.credential = nil }
-        self.hop = hop
         let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
         state = .running(next, chain)
         // A redirect hop's Timeline starts when it is planned (`startedAt: nil`).

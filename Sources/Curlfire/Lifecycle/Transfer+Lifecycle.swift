@@ -4,8 +4,9 @@ import FoundationNetworking
 /// The request of the next hop: adapted (a first attempt or a retry) or a redirect target.
 ///
 /// `@unchecked Sendable`: `URLRequest` and the body's input stream are not `Sendable`. A hop is made by
-/// the thread that answers a stage, lives in its transfer's state machine (``RequestStateMachine/hop``)
-/// under the transfer's lock, and is copied out to start one attempt, which alone reads its body.
+/// the thread that answers a stage, passes through its transfer's state machine under the transfer's
+/// lock (the event that makes it, then the `startAttempt` action), and is handed to the one attempt it
+/// starts, which alone reads its body.
 struct NextHop: @unchecked Sendable {
     /// The hop's request, in its plain form until something needs a `URLRequest`.
     var head: LazyRequest
