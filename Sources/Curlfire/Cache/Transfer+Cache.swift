@@ -35,11 +35,12 @@ extension Transfer {
 
     /// Cache hook 1, before each hop's attempt. The first hop (never planned on the engine thread)
     /// consults the store: serve a stored response, fail a cache-only miss, or say what to send. A
-    /// redirect hop only loses the validators the cache added for the first hop's URL.
-    func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval) -> CacheConsultation {
+    /// redirect hop only loses the validators the cache added for the first hop's URL (`candidate`,
+    /// which the `startAttempt` action carries).
+    func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval,
+                      candidate: CachedEntry?) -> CacheConsultation {
         guard let settings = spec.cache else { return .send(request) }
         guard stage.hop == 0 else {
-            let candidate = lock.withLock { machine.cacheCandidate }
             return .send(candidate.map { CacheRules.removingValidators(of: $0, from: request) } ?? request)
         }
         let headers = settings.effectiveHeaders(request)
@@ -49,22 +50,22 @@ extension Transfer {
         let now = Date()
         switch CacheDecision.decide(request, headers: headers, entry: stored, now: now, shared: settings.cache.isShared) {
         case let .load(sent, candidate):
-            lock.withLock { machine.cacheCandidateChosen(candidate) }
+            lock.withLock { machine.cacheConsulted(candidate: candidate, for: stage) }
             emitPhase(.cacheLookup(candidate == nil ? .miss : .revalidating)) // observability
             return .send(sent)
         case .fail:
             emitPhase(.cacheLookup(.miss)) // observability
             let error = CurlfireError.cacheMiss(url: request.url?.absoluteString ?? "")
-            let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
-            send { $0.attemptEnded(.final, result: result, for: stage) }
+            var result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: request))
+            send { $0.attemptEnded(.final, result: &result, for: stage) }
             return .answered
         case let .serve(entry, status, revalidateInBackground):
             emitPhase(.cacheLookup(status == .stale ? .stale : .hit)) // observability
             var outcome = Self.outcome(serving: entry, for: request, status: status, startTime: startTime, now: now)
             if request.httpMethod?.uppercased() == "HEAD" { outcome.data = Data() }
             lock.withLock { currentResponse = outcome.lazyResponse }
-            let served = RequestStateMachine.StageResult(outcome: outcome)
-            send { $0.attemptEnded(.final, result: served, for: stage) }
+            var served = RequestStateMachine.StageResult(outcome: outcome)
+            send { $0.attemptEnded(.final, result: &served, for: stage) }
             if revalidateInBackground, let key, settings.cache.beginRevalidation(key) {
                 revalidate(request) { settings.cache.endRevalidation(key) }
             }

@@ -73,8 +73,7 @@ public struct DownloadRequest: Request {
     ///   no temporary file. No effect once the transfer has finished.
     /// - Returns: The request.
     @discardableResult public func cancel(createResumeData: Bool) -> Self {
-        if !createResumeData { core.transfer.resumeDataDiscarded.store(true, ordering: .relaxed) }
-        core.transfer.cancel()
+        core.transfer.cancel(discardingResumeData: !createResumeData)
         return self
     }
 

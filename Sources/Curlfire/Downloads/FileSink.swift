@@ -236,28 +236,40 @@ final class FileSink: ResponseSink, FailableSink, ResponseHeadObserver {
         }
     }
 
+    /// parity: where a retry of a download continues after one of its attempts.
+    enum RetryResume: Sendable {
+        /// Where the earlier attempts left it: this attempt left the partial file alone (no head: it
+        /// never connected; an error page, written elsewhere) — and every request that is no download
+        /// resuming on retry.
+        case keepsPrevious
+        /// From zero (a 416, no validators, a body that cannot be resumed).
+        case startsOver
+        /// From the bytes this attempt left on disk.
+        case continues(Plan)
+    }
+
     /// parity: where a retry of this download continues (issue 14 point 5): the bytes on disk when
     /// this attempt wrote some of a `GET` entity that `If-Range` can validate (a 200 or 206, not
     /// content-encoded) — the file is then kept for the next attempt, which sends `Range: bytes=N-`
-    /// with `If-Range`; `previous` when this attempt left the partial file alone (no head: it never
-    /// connected; an error page, written elsewhere); `nil` to start over (a 416, no validators).
-    func retryResumePlan(previous: Plan?, request: URLRequest?) -> Plan? {
+    /// with `If-Range`; where the earlier attempts left it when this attempt left the partial file
+    /// alone; from zero otherwise.
+    func retryResume(request: URLRequest?) -> RetryResume {
         switch decision {
         case .pending:
-            return previous
+            return .keepsPrevious
         case .refuse:
-            return nil
+            return .startsOver
         case .write:
-            guard statusCode == 200 || statusCode == 206 else { return previous }
-            guard failure == nil || isWriteFailure, byteCount > 0 else { return nil }
+            guard statusCode == 200 || statusCode == 206 else { return .keepsPrevious }
+            guard failure == nil || isWriteFailure, byteCount > 0 else { return .startsOver }
             let validators = statusCode == 206 && headValidators.isEmpty ? plan.validators : headValidators
             guard validators.canValidateRange, contentEncoding.map({ $0.lowercased() == "identity" }) ?? true,
                   (request?.httpMethod ?? "GET").uppercased() == "GET",
                   let info = plan.resumeRequest ?? request.flatMap(DownloadResumeData.RequestInfo.init)
-            else { return nil }
+            else { return .startsOver }
             keepFile()
-            return Plan(fileURL: fileURL, resumeOffset: byteCount, validators: validators, totalBytes: entityLength,
-                        resumeRequest: info)
+            return .continues(Plan(fileURL: fileURL, resumeOffset: byteCount, validators: validators,
+                                   totalBytes: entityLength, resumeRequest: info))
         }
     }
 

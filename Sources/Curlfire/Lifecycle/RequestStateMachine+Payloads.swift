@@ -77,6 +77,24 @@ extension RequestStateMachine {
         var description: String { "RetryFailure(\(retryError))" }
     }
 
+    /// What starting an attempt needs (the payload of ``Action/startAttempt(_:_:)``).
+    struct AttemptStart: Sendable {
+        /// What the hop sends: the adapted request or the redirect target, with the body and the
+        /// credentials the attempt still sends.
+        var hop: NextHop
+        /// When the attempt began (its adapters started), where the first hop's Timeline starts;
+        /// `nil` for a redirect hop, whose Timeline starts when it is planned.
+        var startedAt: TimeInterval?
+        /// The request's `timeoutIntervalForResource` deadline (monotonic nanoseconds, 0 for none),
+        /// which the engine enforces on the attempt.
+        var deadline: UInt64
+        /// parity: where a retried download continues (``RequestStateMachine/downloadResume``).
+        var downloadResume: FileSink.Plan?
+        /// cache: the stored entry the attempt's first hop was made conditional on
+        /// (``RequestStateMachine/cacheCandidate``): a redirect hop drops the validators it added.
+        var cacheCandidate: CachedEntry?
+    }
+
     /// What an ended stage leaves the request with (``RequestStateMachine/lastResult``).
     struct StageResult: Sendable {
         /// The outcome the request ends with unless a later stage replaces it.
@@ -84,6 +102,14 @@ extension RequestStateMachine {
         /// The error the retriers are asked about (a transport failure, a status of 400 or more, an
         /// adapter's failure); `nil` when there is nothing to retry.
         var retryableError: CurlfireError?
+        /// parity: where a retry of a download continues after this attempt
+        /// (``RequestStateMachine/downloadResume``); ``FileSink/RetryResume/keepsPrevious`` for
+        /// everything but a download that resumes on retry.
+        var retryResume: FileSink.RetryResume = .keepsPrevious
+        /// Whether an attempt in the engine produced it (its metrics are the hop's, and the outcome gets
+        /// every hop's metrics); `false` for a stage the owner ended itself (a refused check, a cache hit
+        /// or a cache-only miss, an adapter's failure), whose outcome is delivered as it was made.
+        var fromEngine = false
     }
 
     /// Where the request's deadline timer is.

@@ -8,8 +8,9 @@ import Foundation
 /// libcurl, so every (state, event) pair is unit-tested as a table (RequestStateMachineTests).
 ///
 /// The machine also holds what the request has (issue 24 point 1; docs/notes-core4.md): how it
-/// finished, the hops of the running attempt (``HopChain``) and the hop it sends (``hop``), the
-/// retry-delay and deadline timers (``StageTimer``, handed back by ``Action/finish(_:cancelling:)``),
+/// finished, the hops of the running attempt (``HopChain``; the hop it sends travels from the event
+/// that makes it to the ``Action/startAttempt(_:_:)`` action), the
+/// retry-delay and deadline timers (``StageTimer``, handed back by ``Action/finish(_:outcome:cancelling:)``),
 /// what the last stage left (``StageResult``), the retrier's failure (``RetryFailure``), the attempt
 /// count, the deadline, the cache candidate, a download's resume plan, and the handlers with the
 /// outcome they get (``Delivery``). `Transfer` keeps no lifecycle data beside it.
@@ -36,10 +37,15 @@ import Foundation
 /// impossible: a programming error reported to `reportImpossible` (``assertImpossible(_:)``, an
 /// `assertionFailure`, by default), then ignored like a stale one.
 ///
-/// RequestStateMachineTests lists every pair: 9 states × 31 events (the 5 not bound to a stage —
-/// start, cancel, suspend, resume, deadline — and the 13 stage-bound ones, each for the current
+/// Events carry what the stage that sends them produced: the start carries the request's deadline,
+/// an adaptation its hop (or its failure), an ended attempt its ``StageResult`` (the machine adds the
+/// redirects before the hop to its metrics, and keeps a download's resume plan), a followed redirect
+/// its next hop, the cache hook its candidate. The owner reports nothing with a call that is no event.
+///
+/// RequestStateMachineTests lists every pair: 9 states × 33 events (the 5 not bound to a stage —
+/// start, cancel, suspend, resume, deadline — and the 14 stage-bound ones, each for the current
 /// stage and for a stage the machine left), for a request never suspended and after `suspend()`:
-/// 558 rows, each half 62 legal, 118 stale and 99 impossible.
+/// 594 rows, each half 65 legal, 127 stale and 105 impossible.
 struct RequestStateMachine: Sendable {
     /// One step of the request: which attempt (1 + retries), which redirect hop inside it, and a
     /// generation that changes with every new stage, so late events of an abandoned stage are told apart.
@@ -82,30 +88,34 @@ struct RequestStateMachine: Sendable {
         case finished(Finish)
     }
 
-    /// What the owner must do now.
-    enum Action: Equatable, Sendable {
+    /// What the owner must do now, with what it needs to do it: the owner reads nothing back from
+    /// the machine to carry an action out. (Not `Equatable`: outcomes and hops are not; the tests
+    /// compare an action's summary.)
+    enum Action: Sendable {
         /// Nothing.
         case none
         /// Run the adapters for the stage (a first attempt or a retry).
         case adapt(Stage)
-        /// Hand the stage's attempt to the engine (after adapting, or the next redirect hop).
-        case startAttempt(Stage)
+        /// Hand the stage's attempt to the engine (after adapting, or the next redirect hop): what it
+        /// sends, when its Timeline starts, the request's deadline, and where a retried download continues.
+        case startAttempt(Stage, AttemptStart)
         /// Ask the engine to stop the running attempt.
         case cancelAttempt(Stage)
         /// Ask the engine to pause the running attempt.
         case pauseAttempt(Stage)
         /// Ask the engine to continue the running attempt.
         case unpauseAttempt(Stage)
-        /// Ask the redirect handler about the stage's 3xx.
-        case askRedirectHandler(Stage)
-        /// Ask the retriers about the stage's failure.
-        case askRetriers(Stage)
+        /// Ask the redirect handler about the stage's 3xx: the outcome of the hop that got it.
+        case askRedirectHandler(Stage, TransferOutcome)
+        /// Ask the retriers about the stage's failure: the error they are asked about.
+        case askRetriers(Stage, CurlfireError)
         /// Arm a timer; ``delayElapsed(for:)`` follows.
         case scheduleRetry(after: TimeInterval, Stage)
         /// Deliver the outcome, and cancel the timers in `cancelling`: the deadline timer if it was
         /// armed, and the retry-delay timer of a delay the request left early (`cancel()` or the
-        /// deadline while ``State/delayingRetry(_:timer:)``).
-        case finish(Finish, cancelling: [StageTimer] = [])
+        /// deadline while ``State/delayingRetry(_:timer:)``). `outcome` is the last stage's (with a
+        /// download's resume plan), which `kind` may turn into an error; `nil` when no stage ended yet.
+        case finish(Finish, outcome: TransferOutcome?, cancelling: [StageTimer])
     }
 
     private(set) var state: State = .idle
@@ -121,24 +131,25 @@ struct RequestStateMachine: Sendable {
     private(set) var attemptsStarted = 0
     /// What the latest stage that ended left: the outcome the request ends with unless a later stage
     /// replaces it, and the error the retriers are asked about. Set by the `result` of
-    /// ``adapted(_:result:for:)`` and ``attemptEnded(_:result:for:)`` when the machine takes the event
-    /// (a stale stage's result is dropped with it); read when asking the redirect handler or the
-    /// retriers, and when finishing.
+    /// ``adapted(_:for:)`` and ``attemptEnded(_:result:for:)`` when the machine takes the event
+    /// (a stale stage's result is dropped with it); the actions that ask the redirect handler or the
+    /// retriers, and the one that finishes, carry what they need of it.
     private(set) var lastResult: StageResult?
-    /// The request the running stage's attempt sends, with its body and credentials: set by
-    /// ``adapted(_:hop:result:for:)`` and ``redirectDecided(follow:keepsBody:leavesOrigin:hop:for:)``
-    /// when the machine takes them (what an earlier hop of the attempt dropped stays dropped); read
-    /// when the stage's attempt is planned.
-    private(set) var hop: NextHop?
-    /// When the current attempt began (its adapters started), for its Timeline; see ``adaptationBegan(at:deadline:for:)``.
-    private(set) var attemptStartedAt: TimeInterval = 0
     /// The request's `timeoutIntervalForResource` deadline, monotonic nanoseconds (`IdleClock.now()`);
-    /// 0 until the first adaptation began, or when there is none. Fixed once.
+    /// 0 before the start, or when there is none. Fixed by ``start(deadline:)`` (or ``resume(deadline:)``).
     private(set) var deadline: UInt64 = 0
-    /// cache: the stored entry the first hop was made conditional on, or may serve on an error.
+    /// cache: the stored entry the first hop was made conditional on, or may serve on an error
+    /// (``cacheConsulted(candidate:for:)``).
     private(set) var cacheCandidate: CachedEntry?
-    /// parity: where a retried download continues (FileSink.retryResumePlan), after each attempt.
+    /// parity: where a retried download continues, updated by each ended attempt's
+    /// ``StageResult/retryResume``.
     private(set) var downloadResume: FileSink.Plan?
+    /// The metrics of every hop that ended so far, oldest first (``TransferOutcome/allMetrics``),
+    /// each with the redirects before it counted.
+    private(set) var metricsHistory: [TransferMetrics] = []
+    /// parity: whether a `cancel(discardingResumeData: true)` reached the request before it finished
+    /// (the `finish` action's outcome then says so).
+    private(set) var discardsResumeData = false
     /// Whether `suspend()` is in effect (an attempt started while suspended starts paused).
     private(set) var isSuspended = false
     /// Whether retriers exist (with none, a failure is delivered without asking).
@@ -207,7 +218,10 @@ struct RequestStateMachine: Sendable {
             deadlineTimer = .arming // handed back: a finished request arms nothing again
         }
         state = .finished(kind)
-        return .finish(kind, cancelling: timers)
+        var outcome = lastResult?.outcome
+        outcome?.retryResume = downloadResume // parity: where a retry would have continued
+        if discardsResumeData { outcome?.discardsResumeData = true } // parity: cancel(createResumeData: false)
+        return .finish(kind, outcome: outcome, cancelling: timers)
     }
 
     private mutating func nextStage(attempt: Int, hop: Int) -> Stage {
@@ -218,15 +232,25 @@ struct RequestStateMachine: Sendable {
     // MARK: - Events from the user
 
     /// The first handler was attached, or `resume()` was called on an idle request.
-    mutating func start() -> Action {
+    ///
+    /// - Parameter deadline: When `timeoutIntervalForResource` ends the request, monotonic
+    ///   nanoseconds (`IdleClock.now()`), 0 for never: fixed by the start, for the request's life.
+    mutating func start(deadline: UInt64) -> Action {
         guard case .idle = state else { return .none }
+        self.deadline = deadline
         let stage = nextStage(attempt: 1, hop: 0)
         state = .adapting(stage)
         return .adapt(stage)
     }
 
     /// `cancel()`: valid in every state, never waits for a stage to end.
-    mutating func cancel() -> Action {
+    ///
+    /// - Parameter discardingResumeData: parity: `DownloadRequest.cancel(createResumeData: false)`: the
+    ///   outcome then drops a download's partial file and gives no resume data. It applies while the
+    ///   request is not finished — also to a cancel already in flight (`cancelling`), whose outcome is
+    ///   not made yet — and never to a finished request.
+    mutating func cancel(discardingResumeData: Bool) -> Action {
+        if discardingResumeData, !isFinished { discardsResumeData = true }
         switch state {
         case .finished, .cancelling:
             return .none
@@ -256,11 +280,13 @@ struct RequestStateMachine: Sendable {
     }
 
     /// `resume()`: starts an idle request, or continues a suspended one.
-    mutating func resume() -> Action {
+    ///
+    /// - Parameter deadline: The request's deadline if this starts it (as for ``start(deadline:)``).
+    mutating func resume(deadline: UInt64) -> Action {
         guard acceptsSuspension else { return .none }
         let wasSuspended = isSuspended
         isSuspended = false
-        if case .idle = state { return start() }
+        if case .idle = state { return start(deadline: deadline) }
         if wasSuspended, case let .running(stage, _) = state { return .unpauseAttempt(stage) }
         return .none
     }
@@ -284,36 +310,34 @@ struct RequestStateMachine: Sendable {
 
     // MARK: - Events from the stages
 
-    /// How the adapters ended for a stage.
-    enum Adaptation: Equatable, Sendable {
-        /// The stage's request is ready.
-        case succeeded
-        /// An adapter failed: the retriers are asked (the token-refresh pattern, as in Alamofire 4 and 5).
-        case failed
-        /// The request cannot be built at all (an invalid URL, an encoding failure): no retrier is asked.
-        case refused
+    /// How the adapters ended for a stage, with what they leave.
+    enum Adaptation: Sendable {
+        /// The stage's request is ready: the hop it sends (the adapted request, the body and the
+        /// credentials), and when its adapters began (the attempt's Timeline starts there).
+        case succeeded(NextHop, startedAt: TimeInterval)
+        /// An adapter failed: the retriers are asked (the token-refresh pattern, as in Alamofire 4 and
+        /// 5) about the result's error; the failure is the outcome unless a retry replaces it.
+        case failed(StageResult)
+        /// The request cannot be built at all (an invalid URL, an encoding failure): no retrier is
+        /// asked; the failure is the outcome.
+        case refused(StageResult)
     }
 
     /// The adapters produced the stage's request, or failed.
-    ///
-    /// - Parameter result: What a failed or refused adaptation leaves (the failure as the outcome);
-    ///   `nil` leaves the last result as it is (a success, and the table tests).
-    /// - Parameter hop: What a successful adaptation sends (the adapted request, the body and the
-    ///   credentials); `nil` in the table tests.
-    mutating func adapted(_ adaptation: Adaptation, hop: NextHop? = nil, result: StageResult? = nil,
-                          for stage: Stage) -> Action {
+    mutating func adapted(_ adaptation: Adaptation, for stage: Stage) -> Action {
         guard case .adapting(stage) = state else { return unexpected("adapted", for: stage) }
-        if let result { lastResult = result }
         switch adaptation {
-        case .succeeded:
-            if let hop { self.hop = hop }
+        case let .succeeded(hop, startedAt):
             attemptsStarted += 1
             state = .running(stage, HopChain()) // a new attempt starts a new chain of hops
-            return .startAttempt(stage)
-        case .failed where hasRetriers:
+            return .startAttempt(stage, AttemptStart(hop: hop, startedAt: startedAt, deadline: deadline,
+                                                     downloadResume: downloadResume, cacheCandidate: cacheCandidate))
+        case let .failed(result) where hasRetriers:
+            lastResult = result
             state = .awaitingRetryDecision(stage)
-            return .askRetriers(stage)
-        case .failed, .refused:
+            return .askRetriers(stage, result.retryableError ?? .explicitlyCancelled)
+        case let .failed(result), let .refused(result):
+            lastResult = result
             return finishing(.lastOutcome)
         }
     }
@@ -321,12 +345,18 @@ struct RequestStateMachine: Sendable {
     /// The engine reports the stage's attempt over (or the owner ended it without one: a refused
     /// check, a cache hit or a cache-only miss).
     ///
-    /// - Parameter result: The attempt's outcome and the error the retriers would be asked about;
-    ///   `nil` leaves the last result as it is (the table tests).
-    mutating func attemptEnded(_ verdict: AttemptVerdict, result: StageResult? = nil, for stage: Stage) -> Action {
+    /// - Parameter result: The attempt's outcome, the error the retriers would be asked about, and
+    ///   where a retried download continues. When the machine takes the event, it completes the
+    ///   outcome's metrics (the redirects before this hop, which libcurl does not see; every attempt's
+    ///   metrics so far in `allMetrics`) and keeps it as ``lastResult``; a stale result is left as it is.
+    mutating func attemptEnded(_ verdict: AttemptVerdict, result: inout StageResult, for stage: Stage) -> Action {
         switch state {
-        case .running(stage, _), .cancelling(stage, _, _):
-            if let result { lastResult = result }
+        case .running(stage, var chain):
+            keep(&result, recordingIn: &chain)
+            state = .running(stage, chain)
+        case .cancelling(stage, let cause, var chain):
+            keep(&result, recordingIn: &chain) // a cancelled hop's metrics still count the redirects before it
+            state = .cancelling(stage, cause, chain)
         default:
             break
         }
@@ -338,10 +368,10 @@ struct RequestStateMachine: Sendable {
                     return finishing(.tooManyRedirects)
                 }
                 state = .awaitingRedirectDecision(stage, chain)
-                return .askRedirectHandler(stage)
+                return .askRedirectHandler(stage, result.outcome)
             case .retryable where hasRetriers:
                 state = .awaitingRetryDecision(stage)
-                return .askRetriers(stage)
+                return .askRetriers(stage, result.retryableError ?? .explicitlyCancelled)
             case .retryable, .final:
                 return finishing(.lastOutcome)
             }
@@ -362,33 +392,25 @@ struct RequestStateMachine: Sendable {
     ///                 credentials are dropped for the rest of the attempt.
     ///   - hop:        The next hop as it would go with nothing dropped (the request's own body and
     ///                 credentials); the machine drops what this or an earlier hop of the attempt
-    ///                 dropped. `nil` in the table tests.
+    ///                 dropped. `nil` when not following (following without one is impossible).
     mutating func redirectDecided(follow: Bool, keepsBody: Bool = true, leavesOrigin: Bool = false,
-                                  hop: NextHop? = nil, for stage: Stage) -> Action {
+                                  hop: NextHop?, for stage: Stage) -> Action {
         guard case .awaitingRedirectDecision(stage, var chain) = state else {
             return unexpected("redirectDecided", for: stage)
         }
-        guard follow else {
+        guard follow, var hop else {
+            if follow { reportImpossible("redirectDecided(follow: true) without a hop for \(stage)") }
             return finishing(.lastOutcome)
         }
         if !keepsBody { chain.bodyDropped = true }
         if leavesOrigin { chain.credentialDropped = true }
-        if var hop {
-            if chain.bodyDropped { hop.body = .none }
-            if chain.credentialDropped { hop.credential = nil }
-            self.hop = hop
-        }
+        if chain.bodyDropped { hop.body = .none }
+        if chain.credentialDropped { hop.credential = nil }
         let next = nextStage(attempt: stage.attempt, hop: stage.hop + 1)
         state = .running(next, chain)
-        return .startAttempt(next)
-    }
-
-    /// HSTS (RFC 6797): the hop goes to `upgraded` instead of `url` — if it still goes to `url`
-    /// (a later stage's hop is left alone).
-    mutating func upgradeHop(from url: URL, to upgraded: URL) {
-        guard var upgradedHop = hop, upgradedHop.head.url == url else { return }
-        upgradedHop.head.url = upgraded
-        hop = upgradedHop
+        // A redirect hop's Timeline starts when it is planned (`startedAt: nil`).
+        return .startAttempt(next, AttemptStart(hop: hop, startedAt: nil, deadline: deadline,
+                                                downloadResume: downloadResume, cacheCandidate: cacheCandidate))
     }
 
     /// The hops of the running attempt so far (`nil` outside ``State/running(_:_:)``,
@@ -400,20 +422,24 @@ struct RequestStateMachine: Sendable {
         }
     }
 
-    /// The engine reports the metrics of the stage's hop, before ``attemptEnded(_:for:)``: they get the
-    /// redirects followed before this hop (libcurl sees one hop only), and this hop is counted.
-    /// Outside the stage's running (or cancelling) attempt it changes nothing.
-    mutating func recordHop(_ metrics: inout TransferMetrics, for stage: Stage) {
-        switch state {
-        case .running(stage, var chain):
-            chain.record(&metrics)
-            state = .running(stage, chain)
-        case .cancelling(stage, let cause, var chain):
-            chain.record(&metrics)
-            state = .cancelling(stage, cause, chain)
-        default:
-            break
+    /// Takes the result of the running (or cancelling) attempt's hop: the engine's metrics get the
+    /// redirects followed before it and join ``metricsHistory``, the hop is counted in `chain`, a
+    /// download's resume plan is updated, and the result becomes ``lastResult``.
+    private mutating func keep(_ result: inout StageResult, recordingIn chain: inout HopChain) {
+        if result.fromEngine {
+            if var metrics = result.outcome.metrics {
+                chain.record(&metrics)
+                result.outcome.metrics = metrics
+                metricsHistory.append(metrics)
+            }
+            result.outcome.allMetrics = metricsHistory
         }
+        switch result.retryResume {
+        case .keepsPrevious: break
+        case .startsOver: downloadResume = nil
+        case let .continues(plan): downloadResume = plan
+        }
+        lastResult = result
     }
 
     /// The retriers answered for the stage.
@@ -474,24 +500,16 @@ struct RequestStateMachine: Sendable {
         return true
     }
 
-    // MARK: - Request data the owner reports (no transition)
-
-    /// The stage's adapters are starting: the attempt's Timeline starts `at` this time, and the
-    /// request's deadline is fixed to `deadline` unless it already was. Ignored once the stage was left.
-    mutating func adaptationBegan(at time: TimeInterval, deadline: UInt64, for stage: Stage) {
-        guard case .adapting(stage) = state else { return }
-        attemptStartedAt = time
-        if self.deadline == 0 { self.deadline = deadline }
-    }
-
-    /// cache: hook 1 chose the stored entry the first hop is conditional on (or `nil`).
-    mutating func cacheCandidateChosen(_ candidate: CachedEntry?) {
-        cacheCandidate = candidate
-    }
-
-    /// parity: an ended download attempt says where a retry continues.
-    mutating func downloadResumes(from plan: FileSink.Plan?) {
-        downloadResume = plan
+    /// cache: hook 1 consulted the store for the stage's first hop and chose the stored entry the hop
+    /// is conditional on, or may serve on an error (`nil`: none). Taken while the stage's attempt is
+    /// running (or being stopped); it changes no state. A stage the machine left is stale: ignored.
+    mutating func cacheConsulted(candidate: CachedEntry?, for stage: Stage) {
+        switch state {
+        case .running(stage, _), .cancelling(stage, _, _):
+            cacheCandidate = candidate
+        default:
+            _ = unexpected("cacheConsulted", for: stage)
+        }
     }
 
     /// The retry delay of the stage elapsed.
@@ -552,7 +570,7 @@ extension RequestStateMachine {
         }
     }
 
-    /// The owner published the request's outcome (after the machine's ``Action/finish(_:)``, once).
+    /// The owner published the request's outcome (after the machine's ``Action/finish(_:outcome:cancelling:)``, once).
     ///
     /// - Returns: The outcome to drain now when handlers wait (the owner then calls ``nextHandler()``
     ///   until it returns `nil`); `nil` when none was attached. Published twice, or before the machine

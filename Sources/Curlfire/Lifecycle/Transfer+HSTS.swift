@@ -6,13 +6,12 @@ import FoundationNetworking
 // an HSTSStore pays one nil check per hop for each.
 
 extension Transfer {
-    /// Replaces the next hop's `http://` URL by its `https://` form when its host is a known HSTS
-    /// host: for the first hop and every redirect hop (and retry), before anything is planned, so
-    /// no byte goes to the plain-HTTP port.
-    func upgradeNextHopForHSTS(_ store: HSTSStore) {
-        guard let url = lock.withLock({ machine.hop?.head.url }), let upgraded = store.upgradedURL(for: url)
-        else { return }
-        lock.withLock { machine.upgradeHop(from: url, to: upgraded) }
+    /// Replaces the hop's `http://` URL by its `https://` form when its host is a known HSTS host:
+    /// for the first hop and every redirect hop (and retry), before anything is planned, so no byte
+    /// goes to the plain-HTTP port. The hop is the `startAttempt` action's own copy.
+    func upgradeForHSTS(_ hop: inout NextHop, store: HSTSStore) {
+        guard let url = hop.head.url, let upgraded = store.upgradedURL(for: url) else { return }
+        hop.head.url = upgraded
     }
 
     /// Teaches the store the attempt's `Strict-Transport-Security` header, when the response came

@@ -4,8 +4,9 @@ import FoundationNetworking
 /// The request of the next hop: adapted (a first attempt or a retry) or a redirect target.
 ///
 /// `@unchecked Sendable`: `URLRequest` and the body's input stream are not `Sendable`. A hop is made by
-/// the thread that answers a stage, lives in its transfer's state machine (``RequestStateMachine/hop``)
-/// under the transfer's lock, and is copied out to start one attempt, which alone reads its body.
+/// the thread that answers a stage, passes through its transfer's state machine under the transfer's
+/// lock (the event that makes it, then the `startAttempt` action), and is handed to the one attempt it
+/// starts, which alone reads its body.
 struct NextHop: @unchecked Sendable {
     /// The hop's request, in its plain form until something needs a `URLRequest`.
     var head: LazyRequest
@@ -109,11 +110,10 @@ extension Transfer {
 
     /// Asks the redirect handler about the stage's 3xx — at once, without a thread hop, when none
     /// is set or it is ``Redirector/follow``; otherwise on a global queue.
-    func askRedirectHandler(_ stage: RequestStateMachine.Stage) {
-        let outcome = lock.withLock { machine.lastResult?.outcome }
-        guard let outcome, let response = outcome.response, let sent = outcome.request,
+    func askRedirectHandler(_ stage: RequestStateMachine.Stage, about outcome: TransferOutcome) {
+        guard let response = outcome.response, let sent = outcome.request,
               let proposal = RedirectRules.redirect(from: sent, response: response)
-        else { return send { $0.redirectDecided(follow: false, for: stage) } } // no usable Location: deliver the 3xx
+        else { return send { $0.redirectDecided(follow: false, hop: nil, for: stage) } } // no usable Location: deliver the 3xx
         let handler = spec.redirectHandler
         guard let handler, !spec.redirectHandler.followsNatively else {
             return follow(proposal.request, from: sent, keepsBody: proposal.keepsBody, response: response, stage: stage)
@@ -124,7 +124,7 @@ extension Transfer {
             let once = OnceFlag()
             handler.request(request, willBeRedirectedTo: proposal.request, for: response) { next in
                 guard once.claim() else { return }
-                guard let next else { return self.send { $0.redirectDecided(follow: false, for: stage) } }
+                guard let next else { return self.send { $0.redirectDecided(follow: false, hop: nil, for: stage) } }
                 self.follow(RedirectRules.stripForwardedCredentials(next, original: sent), from: sent,
                             keepsBody: proposal.keepsBody, response: response, stage: stage)
             }
@@ -140,7 +140,7 @@ extension Transfer {
         let action: RequestStateMachine.Action = lock.withLock {
             machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin, hop: hop, for: stage)
         }
-        guard action != .none else { return }
+        if case .none = action { return }
         emit { $0.request($1, willRedirectTo: next, for: response) }
         perform(action)
     }
@@ -148,9 +148,8 @@ extension Transfer {
     // MARK: - Retries
 
     /// Asks the retriers in order, off the engine thread; the first that retries (or fails) wins.
-    func askRetriers(_ stage: RequestStateMachine.Stage) {
+    func askRetriers(_ stage: RequestStateMachine.Stage, about error: CurlfireError) {
         armResourceDeadline() // a retrier may take its time
-        let error = lock.withLock { machine.lastResult?.retryableError } ?? .explicitlyCancelled
         DispatchQueue.global().async { self.consultRetriers(self.spec.retriers[...], error: error, stage: stage) }
     }
 
@@ -178,7 +177,7 @@ extension Transfer {
                 return self.send { $0.retryDecided(.failWithRetryError(failure), for: stage) }
             }
             let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
-            guard action != .none else { return }
+            if case .none = action { return }
             self.emit { $0.requestIsRetrying($1) } // lifecycle
             let delay = result.delay ?? 0
             self.emit { $0.request($1, willRetryAfter: delay) } // resilience: the delay waited
@@ -225,11 +224,11 @@ extension Transfer {
 
     // MARK: - Finishing
 
-    /// Ends the request as the machine decided (its timers were cancelled by `perform`): delivers the outcome.
-    func finish(_ kind: RequestStateMachine.Finish) {
-        let last = lock.withLock { machine.lastResult?.outcome }
+    /// Ends the request as the machine decided (its timers were cancelled by `perform`): delivers the
+    /// outcome the `finish` action carries (the last stage's, with a download's resume plan; `nil` when
+    /// no stage ended), as `kind` says.
+    func finish(_ kind: RequestStateMachine.Finish, outcome last: TransferOutcome?) {
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
-        outcome.retryResume = lock.withLock { machine.downloadResume } // parity
         switch kind {
         case .lastOutcome:
             if outcome.error == nil { reportFinalProgress(outcome) }

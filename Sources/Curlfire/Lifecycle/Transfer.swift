@@ -83,7 +83,7 @@ final class Transfer: @unchecked Sendable {
         /// cache: the session's response cache, for data and upload requests only (Cache/Transfer+Cache.swift).
         var cache: RequestCacheSettings?
         /// parity: a download whose retry continues from the bytes an earlier attempt wrote
-        /// (`Range` + `If-Range`, FileSink.retryResumePlan) instead of starting from zero.
+        /// (`Range` + `If-Range`, FileSink.retryResume(request:)) instead of starting from zero.
         var resumesDownloadOnRetry = false
         /// transport: the request's own deadline and connect timeout (Core/Request+TimeLimits.swift).
         var timeLimits = RequestTimeLimits()
@@ -104,8 +104,9 @@ final class Transfer: @unchecked Sendable {
     private(set) var lock = LockPool.transfers.take() // lifecycle: internal for Transfer+Lifecycle.swift
     /// The request's lifecycle (RequestStateMachine.swift); read and changed under `lock` only.
     var machine: RequestStateMachine // lifecycle: internal for Transfer+Lifecycle.swift
-    /// Set when the running attempt must stop (cancel, resource deadline), readable without the
-    /// lock from libcurl's write callback: one `curl_multi_perform` can deliver many buffers before
+    /// Set when the running attempt must stop (cancel, resource deadline) — only by `perform`, carrying
+    /// out the machine's `cancelAttempt` or `finish(.cancelled)` — readable without the lock from
+    /// libcurl's write callback: one `curl_multi_perform` can deliver many buffers before
     /// the engine handles the cancel command, so the callback stops the transfer at the next chunk.
     private let cancelFlag = Atomic<Bool>(false)
     /// Whether the running attempt must stop; cheap enough for every body chunk.
@@ -126,7 +127,6 @@ final class Transfer: @unchecked Sendable {
     var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
     private var currentRequest: LazyRequest?
     var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
-    private var metricsHistory: [TransferMetrics] = []
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
     /// (Alamofire 4 reads it then): a request released with no handler is then sent.
@@ -167,10 +167,6 @@ final class Transfer: @unchecked Sendable {
     var finishedOutcome: TransferOutcome? { lock.withLock { machine.publishedOutcome } }
 
     // MARK: - Parity additions (issue 14; read by Core, no effect on the lifecycle)
-
-    /// parity: set before `cancel()` by `DownloadRequest.cancel(createResumeData: false)`; copied
-    /// into the outcome by `complete(_:)`.
-    let resumeDataDiscarded = Atomic<Bool>(false)
     /// parity: `Request.id`, the same for every copy of a request value and across retries. Made
     /// on first read: a UUID reads the system's random source (1.75 % of the CPU of a small request
     /// when made eagerly), and most requests are never asked for theirs.
@@ -302,8 +298,9 @@ final class Transfer: @unchecked Sendable {
     /// Starts the transfer if it has not started (idempotent, any thread).
     func start() {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let action = lock.withLock { machine.start() }
-        guard action != .none else { return }
+        let deadline = resourceDeadline()
+        let action = lock.withLock { machine.start(deadline: deadline) }
+        if case .none = action { return }
         session.liveTransfers.insert(self) // parity: cancelAllRequests()
         emitStarted() // lifecycle: created + resumed events
         perform(action)
@@ -311,14 +308,13 @@ final class Transfer: @unchecked Sendable {
 
     /// Cancels the transfer at any stage, at once; its handlers get ``CurlfireError/explicitlyCancelled``.
     /// A late answer from the abandoned stage (an adapter, a retrier, a redirect handler, a timer) is ignored.
-    func cancel() {
+    ///
+    /// - Parameter discardingResumeData: parity: `DownloadRequest.cancel(createResumeData: false)` (the
+    ///   event carries it to the machine, whose `finish` outcome says so).
+    func cancel(discardingResumeData: Bool = false) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let action: RequestStateMachine.Action = lock.withLock {
-            let action = machine.cancel()
-            if action != .none { cancelFlag.store(true, ordering: .relaxed) }
-            return action
-        }
-        guard action != .none else { return }
+        let action = lock.withLock { machine.cancel(discardingResumeData: discardingResumeData) }
+        if case .none = action { return }
         emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
         perform(action)
     }
@@ -339,12 +335,14 @@ final class Transfer: @unchecked Sendable {
     /// Starts the transfer, or continues it after `suspend()`.
     func resume() {
         releaseStartDisarmed.store(true, ordering: .relaxed)
+        let deadline = resourceDeadline()
         let (wasIdle, wasSuspended, action) = lock.withLock {
             // Over or being cancelled: resume() changes nothing and posts nothing.
-            machine.acceptsSuspension ? (!machine.isStarted, machine.isSuspended, machine.resume()) : (false, false, .none)
+            machine.acceptsSuspension
+                ? (!machine.isStarted, machine.isSuspended, machine.resume(deadline: deadline)) : (false, false, .none)
         }
         if wasIdle {
-            if action != .none {
+            if case .none = action {} else {
                 session.liveTransfers.insert(self) // parity: cancelAllRequests()
                 emitStarted()
                 perform(action)
@@ -362,25 +360,29 @@ final class Transfer: @unchecked Sendable {
             break
         case let .adapt(stage):
             adapt(stage)
-        case let .startAttempt(stage):
-            startAttempt(stage)
+        case let .startAttempt(stage, start):
+            startAttempt(stage, start)
         case .cancelAttempt:
-            if session.configuration.coalescesIdenticalRequests, leaveFlight() { return } // resilience: others ride on
+            // Set first, and only here: an attempt joining a flight meanwhile sees it and leaves
+            // (RequestCoalescer.joinFlight); the engine and the write callback stop at it.
             cancelFlag.store(true, ordering: .relaxed)
+            if session.configuration.coalescesIdenticalRequests, leaveFlight() { return } // resilience: others ride on
             session.engine.enqueue(.cancel(self))
         case .pauseAttempt:
             session.engine.enqueue(.pause(self))
         case .unpauseAttempt:
             session.engine.enqueue(.unpause(self))
-        case let .askRedirectHandler(stage):
-            askRedirectHandler(stage) // lifecycle
-        case let .askRetriers(stage):
-            askRetriers(stage) // lifecycle
+        case let .askRedirectHandler(stage, outcome):
+            askRedirectHandler(stage, about: outcome) // lifecycle
+        case let .askRetriers(stage, error):
+            askRetriers(stage, about: error) // lifecycle
         case let .scheduleRetry(delay, stage):
             scheduleRetry(after: delay, stage) // lifecycle
-        case let .finish(kind, timers):
+        case let .finish(kind, outcome, timers):
+            // A cancel that ends the request at once: an attempt made for it meanwhile never sends.
+            if case .cancelled = kind { cancelFlag.store(true, ordering: .relaxed) }
             for timer in timers { timer.cancel() } // the deadline timer; a retry delay left early
-            finish(kind) // lifecycle
+            finish(kind, outcome: outcome) // lifecycle
         }
     }
 
@@ -391,63 +393,71 @@ final class Transfer: @unchecked Sendable {
 
     // MARK: - Attempts
 
+    /// When `timeoutIntervalForResource` ends a request started now (monotonic; 0 for never):
+    /// carried by the machine's `start` event.
+    private func resourceDeadline() -> UInt64 {
+        Self.deadline(after: spec.timeLimits.resourceTimeout(session: session.configuration.timeoutIntervalForResource))
+    }
+
     /// Runs the adapters for a first attempt or a retry.
     private func adapt(_ stage: RequestStateMachine.Stage) {
         let initial: LazyRequest
         switch spec.head {
         case let .failure(error):
             let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: nil))
-            return send { $0.adapted(.refused, result: result, for: stage) }
+            return send { $0.adapted(.refused(result), for: stage) }
         case let .success(built):
             initial = built
         }
-        lock.withLock {
-            let deadline = machine.deadline != 0 ? machine.deadline : Self.deadline(after: spec.timeLimits.resourceTimeout(
-                session: session.configuration.timeoutIntervalForResource))
-            machine.adaptationBegan(at: Date.timeIntervalSinceReferenceDate, deadline: deadline, for: stage)
-        }
+        let startedAt = Date.timeIntervalSinceReferenceDate // the attempt's Timeline starts with its adapters
         // No adapter: the hop at once, without the completion closure below (a context per request).
-        guard !spec.adapters.isEmpty else { return adaptationEnded(.success(initial), initial: initial, stage: stage) }
+        guard !spec.adapters.isEmpty else {
+            return adaptationEnded(.success(initial), initial: initial, startedAt: startedAt, stage: stage)
+        }
         armResourceDeadline() // an adapter may wait
         // lifecycle: adapters may answer asynchronously (RequestAdapter.adapt(_:for:completion:)).
         runAdapters(initial.urlRequest) { result in
-            self.adaptationEnded(result.map(LazyRequest.built), initial: initial, stage: stage)
+            self.adaptationEnded(result.map(LazyRequest.built), initial: initial, startedAt: startedAt, stage: stage)
         }
     }
 
     /// The adapters answered (or there were none): the stage's hop, or its failure.
     private func adaptationEnded(_ result: Result<LazyRequest, CurlfireError>, initial: LazyRequest,
-                                 stage: RequestStateMachine.Stage) {
+                                 startedAt: TimeInterval, stage: RequestStateMachine.Stage) {
         switch result {
         case let .failure(error):
             let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: initial),
                                                          retryableError: error)
-            send { $0.adapted(.failed, result: result, for: stage) }
+            send { $0.adapted(.failed(result), for: stage) }
         case let .success(request):
             let hop = NextHop(head: request, body: spec.body, credential: spec.credential)
-            send { $0.adapted(.succeeded, hop: hop, for: stage) }
+            send { $0.adapted(.succeeded(hop, startedAt: startedAt), for: stage) }
         }
     }
 
-    /// Plans the stage's hop for its own host and hands the attempt to the engine.
-    private func startAttempt(_ stage: RequestStateMachine.Stage) {
-        if let store = session.configuration.hstsStore { upgradeNextHopForHSTS(store) } // security: RFC 6797
-        if session.engine.isCurrentThread, let url = lock.withLock({ machine.hop?.head.url }),
+    /// Plans the stage's hop for its own host and hands the attempt to the engine, as the machine's
+    /// action says (the hop, its Timeline start, the deadline, a retried download's resume point).
+    private func startAttempt(_ stage: RequestStateMachine.Stage, _ start: RequestStateMachine.AttemptStart) {
+        var hop = start.hop
+        if let store = session.configuration.hstsStore { upgradeForHSTS(&hop, store: store) } // security: RFC 6797
+        if session.engine.isCurrentThread, let url = hop.head.url,
            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
            !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
             // A redirect hop to a host whose trust is not resolved yet: the policy manager is open
             // code (it may block, or wait for a request of its own), so it is never asked on the
             // engine thread. Rare: once per host and session.
-            DispatchQueue.global().async { self.startAttempt(stage) }
+            var upgraded = start
+            upgraded.hop = hop
+            DispatchQueue.global().async { [upgraded] in self.startAttempt(stage, upgraded) }
             return
         }
-        let (hop, startTime, deadline, stream) = lock.withLock { () -> (NextHop?, TimeInterval, UInt64, StreamTarget?) in
-            currentRequest = machine.hop?.head ?? currentRequest
-            return (machine.hop, stage.hop == 0 ? machine.attemptStartedAt : Date.timeIntervalSinceReferenceDate,
-                    machine.deadline, dataStream)
+        let startTime = start.startedAt ?? Date.timeIntervalSinceReferenceDate
+        let deadline = start.deadline
+        let stream = lock.withLock { () -> StreamTarget? in
+            currentRequest = hop.head
+            return dataStream
         }
-        guard let hop else { return } // impossible: every path to startAttempt sets the hop
         var request = hop.head
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader)
@@ -459,14 +469,13 @@ final class Transfer: @unchecked Sendable {
             return refused(error, request: request, stage: stage)
         }
         if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
-            switch consultCache(request.urlRequest, stage: stage, startTime: startTime) {
+            switch consultCache(request.urlRequest, stage: stage, startTime: startTime, candidate: start.cacheCandidate) {
             case .answered: return
             case let .send(sent): request = .built(sent)
             }
         }
         var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
-        if spec.resumesDownloadOnRetry, let resume = lock.withLock({ machine.downloadResume }),
-           let ifRange = resume.validators.ifRange {
+        if spec.resumesDownloadOnRetry, let resume = start.downloadResume, let ifRange = resume.validators.ifRange {
             // parity: a retried download continues from the bytes on disk.
             request.setValue("bytes=\(resume.resumeOffset)-", forHTTPHeaderField: "Range")
             request.setValue(ifRange, forHTTPHeaderField: "If-Range")
@@ -490,8 +499,8 @@ final class Transfer: @unchecked Sendable {
 
     /// An attempt that never reached libcurl: a check refused its request.
     private func refused(_ error: CurlfireError, request: LazyRequest, stage: RequestStateMachine.Stage) {
-        let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: request))
-        send { $0.attemptEnded(.final, result: result, for: stage) }
+        var result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: request))
+        send { $0.attemptEnded(.final, result: &result, for: stage) }
     }
 
     private var hasProgressHandlers: Bool {
@@ -512,22 +521,18 @@ final class Transfer: @unchecked Sendable {
         outcome.uploadedBodyBytes = result.uploadedBodyBytes
         let verdict: RequestStateMachine.AttemptVerdict
         if case .resourceTimeout = result.ending { verdict = .final } else { verdict = self.verdict(for: outcome) }
+        var ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome),
+                                                    fromEngine: true)
         let action: RequestStateMachine.Action = lock.withLock {
-            guard machine.stage == result.stage else { return .none } // a stale attempt
-            if var metrics = outcome.metrics {
-                machine.recordHop(&metrics, for: result.stage)
-                outcome.metrics = metrics
-                metricsHistory.append(metrics)
-            }
-            outcome.allMetrics = metricsHistory
+            guard machine.stage == result.stage else { return .none } // a stale attempt (its file is not kept)
             if spec.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
-                machine.downloadResumes(from: sink.retryResumePlan(previous: machine.downloadResume, request: result.request))
+                ended.retryResume = sink.retryResume(request: result.request)
             }
             if let response = result.lazyResponse { currentResponse = response }
-            let ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome))
-            return machine.attemptEnded(verdict, result: ended, for: result.stage)
+            // The machine adds the redirects before this hop to its metrics, and every attempt's metrics.
+            return machine.attemptEnded(verdict, result: &ended, for: result.stage)
         }
-        emitAttemptFinished(result, metrics: outcome.metrics) // lifecycle: with the hops before it counted
+        emitAttemptFinished(result, metrics: ended.outcome.metrics) // lifecycle: with the hops before it counted
         reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)
         perform(action)
     }
@@ -587,9 +592,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Completes the transfer: no more attempts; handlers run.
     func complete(_ finished: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
-        var marked = finished
-        marked.discardsResumeData = resumeDataDiscarded.load(ordering: .relaxed) // parity
-        let outcome = marked
+        let outcome = finished // parity: a cancel(createResumeData: false) is in it (the machine's finish)
         removeTemporaryBody()
         if let cache = spec.cache, outcome.cacheStatus == .network {
             // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread. A hit has

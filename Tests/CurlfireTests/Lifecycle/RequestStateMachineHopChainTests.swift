@@ -9,84 +9,116 @@ import XCTest
 final class RequestStateMachineHopChainTests: XCTestCase {
     typealias Machine = RequestStateMachine
 
-    private func metrics(seconds: TimeInterval) -> TransferMetrics {
-        TransferMetrics(totalDuration: seconds)
+    /// An ended hop's result whose metrics say it took `seconds`.
+    private func ended(seconds: TimeInterval) -> Machine.StageResult {
+        var result = RequestStateMachineTests.result
+        result.outcome.metrics = TransferMetrics(totalDuration: seconds)
+        result.fromEngine = true
+        return result
     }
+
+    /// Ends the stage's attempt with the table's result (no metrics).
+    private func end(_ machine: inout Machine, _ verdict: Machine.AttemptVerdict) {
+        var result = RequestStateMachineTests.result
+        _ = machine.attemptEnded(verdict, result: &result, for: machine.stage!)
+    }
+
+    private let hop = RequestStateMachineTests.hop
 
     func testThatEachHopGetsTheRedirectsBeforeIt() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "running", impossible: impossible)
-        var first = metrics(seconds: 0.5)
-        machine.recordHop(&first, for: machine.stage!)
-        XCTAssertEqual(first.redirectCount, 0)
-        _ = machine.attemptEnded(.redirect, for: machine.stage!)
-        _ = machine.redirectDecided(follow: true, for: machine.stage!)
-        var second = metrics(seconds: 0.25)
-        machine.recordHop(&second, for: machine.stage!)
-        XCTAssertEqual(second.redirectCount, 1)
-        XCTAssertEqual(second.redirectDuration, 0.5, accuracy: 1e-9)
+        var first = ended(seconds: 0.5)
+        _ = machine.attemptEnded(.redirect, result: &first, for: machine.stage!)
+        XCTAssertEqual(first.outcome.metrics?.redirectCount, 0)
+        _ = machine.redirectDecided(follow: true, hop: hop, for: machine.stage!)
+        var second = ended(seconds: 0.25)
+        _ = machine.attemptEnded(.redirect, result: &second, for: machine.stage!)
+        XCTAssertEqual(second.outcome.metrics?.redirectCount, 1)
+        XCTAssertEqual(second.outcome.metrics?.redirectDuration ?? 0, 0.5, accuracy: 1e-9)
         XCTAssertEqual(machine.hopChain?.redirectCount, 2)
+        XCTAssertEqual(second.outcome.allMetrics.map(\.redirectCount), [0, 1], "every hop's metrics, oldest first")
+        XCTAssertEqual(machine.lastResult?.outcome.metrics?.redirectCount, 1, "the machine keeps the completed result")
         XCTAssertEqual(impossible.all, [])
     }
 
     func testThatADroppedBodyOrCredentialStaysDroppedForTheRestOfTheAttemptAndAResetComesWithARetry() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "awaitingRedirect", impossible: impossible)
-        XCTAssertEqual(RequestStateMachineTests.name(machine.redirectDecided(follow: true, keepsBody: false,
+        XCTAssertEqual(RequestStateMachineTests.name(machine.redirectDecided(follow: true, keepsBody: false, hop: hop,
                                                                             for: machine.stage!)), "startAttempt")
         XCTAssertEqual(machine.hopChain, Machine.HopChain(bodyDropped: true))
-        _ = machine.attemptEnded(.redirect, for: machine.stage!)
-        _ = machine.redirectDecided(follow: true, leavesOrigin: true, for: machine.stage!)
+        end(&machine, .redirect)
+        _ = machine.redirectDecided(follow: true, leavesOrigin: true, hop: hop, for: machine.stage!)
         XCTAssertEqual(machine.hopChain, Machine.HopChain(bodyDropped: true, credentialDropped: true),
                        "a later hop that keeps the body does not bring it back")
-        _ = machine.attemptEnded(.retryable, for: machine.stage!)
+        end(&machine, .retryable)
         XCTAssertNil(machine.hopChain, "awaiting a retry: no attempt")
         _ = machine.retryDecided(.retry(after: 0), for: machine.stage!)
-        _ = machine.adapted(.succeeded, for: machine.stage!)
+        _ = machine.adapted(.succeeded(hop, startedAt: 0), for: machine.stage!)
         XCTAssertEqual(machine.hopChain, Machine.HopChain(), "a retry is a new attempt: a new chain")
         XCTAssertEqual(impossible.all, [])
+    }
+
+    func testThatAStageTheOwnerEndedItselfIsDeliveredWithoutTheEnginesMetrics() {
+        var machine = RequestStateMachineTests.machine(in: "running")
+        var first = ended(seconds: 0.5)
+        _ = machine.attemptEnded(.redirect, result: &first, for: machine.stage!)
+        _ = machine.redirectDecided(follow: true, hop: hop, for: machine.stage!)
+        var refused = RequestStateMachineTests.result // a check refused the next hop: no attempt, no metrics
+        _ = machine.attemptEnded(.final, result: &refused, for: machine.stage!)
+        XCTAssertEqual(refused.outcome.allMetrics.count, 0, "delivered as the owner made it")
+        XCTAssertEqual(machine.metricsHistory.count, 1)
     }
 
     func testThatACancelledHopIsStillCountedAndAStaleOneIsNot() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "running", withHistory: true, impossible: impossible)
         let stage = machine.stage!
-        _ = machine.cancel()
-        var cancelled = metrics(seconds: 1)
-        machine.recordHop(&cancelled, for: stage)
-        XCTAssertEqual(machine.hopChain?.redirectCount, 1)
-        var stale = metrics(seconds: 1)
-        machine.recordHop(&stale, for: RequestStateMachineTests.firstStage)
-        XCTAssertEqual(machine.hopChain?.redirectCount, 1)
+        _ = machine.cancel(discardingResumeData: false)
+        var stale = ended(seconds: 1)
+        _ = machine.attemptEnded(.final, result: &stale, for: RequestStateMachineTests.firstStage)
+        XCTAssertEqual(machine.metricsHistory.count, 0, "a stale hop is not counted")
+        XCTAssertEqual(machine.hopChain?.redirectCount, 0)
+        var cancelled = ended(seconds: 1)
+        XCTAssertEqual(machine.attemptEnded(.final, result: &cancelled, for: stage).summary, .finish(.cancelled))
+        XCTAssertEqual(machine.metricsHistory.count, 1, "the cancelled hop's metrics are kept")
+        XCTAssertEqual(cancelled.outcome.allMetrics.count, 1)
         XCTAssertEqual(impossible.all, [])
     }
 
-    func testThatTheNextHopDropsWhatTheAttemptDroppedAndHSTSUpgradesOnlyTheHopItWasAskedFor() {
+    func testThatTheNextHopDropsWhatTheAttemptDroppedAndTheStartActionCarriesIt() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
         let first = URL(string: "http://a.test/1")!
         let hop = NextHop(request: URLRequest(url: first), body: .data(Data("x".utf8)), credential: ("u", "p"))
-        _ = machine.adapted(.succeeded, hop: hop, for: machine.stage!)
-        XCTAssertEqual(machine.hop?.request.url, first)
-        machine.upgradeHop(from: URL(string: "http://other.test/")!, to: URL(string: "https://other.test/")!)
-        XCTAssertEqual(machine.hop?.request.url, first, "another URL: left alone")
-        machine.upgradeHop(from: first, to: URL(string: "https://a.test/1")!)
-        XCTAssertEqual(machine.hop?.request.url?.scheme, "https")
-        _ = machine.attemptEnded(.redirect, for: machine.stage!)
+        /// The hop an action starts (`nil`: it starts none).
+        func started(_ action: Machine.Action) -> NextHop? {
+            if case let .startAttempt(_, start) = action { return start.hop }
+            return nil
+        }
+        // The executor upgrades (HSTS) and plans the action's own copy of the hop: nothing is written back.
+        let adapted = machine.adapted(.succeeded(hop, startedAt: 0), for: machine.stage!)
+        XCTAssertEqual(started(adapted)?.request.url, first)
+        end(&machine, .redirect)
         var second = hop
         second.request.url = URL(string: "http://b.test/2")
-        _ = machine.redirectDecided(follow: true, keepsBody: false, leavesOrigin: true, hop: second, for: machine.stage!)
-        XCTAssertEqual(machine.hop?.request.url?.host, "b.test")
-        if case UploadBody.none? = machine.hop?.body {} else { XCTFail("body dropped: \(String(describing: machine.hop?.body))") }
-        XCTAssertNil(machine.hop?.credential, "credentials dropped")
-        _ = machine.attemptEnded(.redirect, for: machine.stage!)
-        _ = machine.redirectDecided(follow: true, hop: hop, for: machine.stage!)
-        if case UploadBody.none? = machine.hop?.body {} else { XCTFail("a later hop keeps them dropped") }
-        XCTAssertNil(machine.hop?.credential)
-        // A stale answer sets nothing.
-        let before = machine.hop?.request.url
-        _ = machine.redirectDecided(follow: true, hop: second, for: RequestStateMachineTests.firstStage)
-        XCTAssertEqual(machine.hop?.request.url, before)
+        let followed = machine.redirectDecided(follow: true, keepsBody: false, leavesOrigin: true, hop: second,
+                                               for: machine.stage!)
+        XCTAssertEqual(started(followed)?.request.url?.host, "b.test")
+        guard case let .startAttempt(_, next) = followed else { return XCTFail("\(followed.summary)") }
+        XCTAssertNil(next.startedAt, "a redirect hop's Timeline starts when it is planned")
+        if case UploadBody.none? = started(followed)?.body {} else { XCTFail("body dropped: \(String(describing: next.hop.body))") }
+        XCTAssertNil(started(followed)?.credential, "credentials dropped")
+        end(&machine, .redirect)
+        let later = machine.redirectDecided(follow: true, hop: hop, for: machine.stage!)
+        if case UploadBody.none? = started(later)?.body {} else { XCTFail("a later hop keeps them dropped") }
+        XCTAssertNil(started(later)?.credential)
+        XCTAssertEqual(started(later)?.request.url, first)
+        // A stale answer starts nothing and changes nothing.
+        let stage = machine.stage
+        XCTAssertNil(started(machine.redirectDecided(follow: true, hop: second, for: RequestStateMachineTests.firstStage)))
+        XCTAssertEqual(machine.stage, stage)
         XCTAssertEqual(impossible.all, [])
     }
 }

@@ -1,7 +1,7 @@
 @testable import Curlfire
 
-// The complete table of RequestStateMachine: 9 states × 31 events (the 5 not bound to a stage, and
-// the 13 stage-bound ones for the current stage and for a stage the machine has left), once for a
+// The complete table of RequestStateMachine: 9 states × 33 events (the 5 not bound to a stage, and
+// the 14 stage-bound ones for the current stage and for a stage the machine has left), once for a
 // request never suspended and once after `suspend()`. Each row: state, event, next state, action,
 // kind (legal / stale / impossible), and whether `suspend()` is in effect afterwards.
 //
@@ -10,10 +10,11 @@
 // - the deadline while idle: its timer is armed by a stage (adapters, retriers, redirect handlers);
 // - an answer for the current stage in a state that did not ask for it: each stage's adapters,
 //   attempt, redirect handler, retriers and delay answer once, in the state that asked (an adapted
-//   stage is running or past it; an attempt ends once; the decisions and the delay come once).
+//   stage is running or past it; an attempt ends once; the decisions and the delay come once; the
+//   cache is consulted while the stage's attempt is planned, so running, or being stopped).
 // Stale pairs are answers or timers of a stage the machine has left (cancelled, timed out, answered).
 extension RequestStateMachineTests {
-    /// Every (state, event) pair of a request never suspended: 279 rows.
+    /// Every (state, event) pair of a request never suspended: 297 rows.
     static let unsuspendedRows: [Row] = [
         // idle
         Row("idle", .start, "adapting", "adapt", .legal, suspendedAfter: false),
@@ -47,6 +48,8 @@ extension RequestStateMachineTests {
         Row("idle", .retry(.doNotRetry, stale: true), "idle", "none", .impossible, suspendedAfter: false),
         Row("idle", .retry(.failWithRetryError, stale: true), "idle", "none", .impossible, suspendedAfter: false),
         Row("idle", .delayElapsed(stale: true), "idle", "none", .impossible, suspendedAfter: false),
+        Row("idle", .cacheConsulted(), "idle", "none", .impossible, suspendedAfter: false),
+        Row("idle", .cacheConsulted(stale: true), "idle", "none", .impossible, suspendedAfter: false),
         // adapting
         Row("adapting", .start, "adapting", "none", .legal, suspendedAfter: false),
         Row("adapting", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -79,6 +82,8 @@ extension RequestStateMachineTests {
         Row("adapting", .retry(.doNotRetry, stale: true), "adapting", "none", .stale, suspendedAfter: false),
         Row("adapting", .retry(.failWithRetryError, stale: true), "adapting", "none", .stale, suspendedAfter: false),
         Row("adapting", .delayElapsed(stale: true), "adapting", "none", .stale, suspendedAfter: false),
+        Row("adapting", .cacheConsulted(), "adapting", "none", .impossible, suspendedAfter: false),
+        Row("adapting", .cacheConsulted(stale: true), "adapting", "none", .stale, suspendedAfter: false),
         // running
         Row("running", .start, "running", "none", .legal, suspendedAfter: false),
         Row("running", .cancel, "cancelling", "cancelAttempt", .legal, suspendedAfter: false),
@@ -111,6 +116,8 @@ extension RequestStateMachineTests {
         Row("running", .retry(.doNotRetry, stale: true), "running", "none", .stale, suspendedAfter: false),
         Row("running", .retry(.failWithRetryError, stale: true), "running", "none", .stale, suspendedAfter: false),
         Row("running", .delayElapsed(stale: true), "running", "none", .stale, suspendedAfter: false),
+        Row("running", .cacheConsulted(), "running", "none", .legal, suspendedAfter: false),
+        Row("running", .cacheConsulted(stale: true), "running", "none", .stale, suspendedAfter: false),
         // cancelling
         Row("cancelling", .start, "cancelling", "none", .legal, suspendedAfter: false),
         Row("cancelling", .cancel, "cancelling", "none", .legal, suspendedAfter: false),
@@ -143,6 +150,8 @@ extension RequestStateMachineTests {
         Row("cancelling", .retry(.doNotRetry, stale: true), "cancelling", "none", .stale, suspendedAfter: false),
         Row("cancelling", .retry(.failWithRetryError, stale: true), "cancelling", "none", .stale, suspendedAfter: false),
         Row("cancelling", .delayElapsed(stale: true), "cancelling", "none", .stale, suspendedAfter: false),
+        Row("cancelling", .cacheConsulted(), "cancelling", "none", .legal, suspendedAfter: false),
+        Row("cancelling", .cacheConsulted(stale: true), "cancelling", "none", .stale, suspendedAfter: false),
         // timingOut
         Row("timingOut", .start, "timingOut", "none", .legal, suspendedAfter: false),
         Row("timingOut", .cancel, "timingOut", "none", .legal, suspendedAfter: false),
@@ -175,6 +184,8 @@ extension RequestStateMachineTests {
         Row("timingOut", .retry(.doNotRetry, stale: true), "timingOut", "none", .stale, suspendedAfter: false),
         Row("timingOut", .retry(.failWithRetryError, stale: true), "timingOut", "none", .stale, suspendedAfter: false),
         Row("timingOut", .delayElapsed(stale: true), "timingOut", "none", .stale, suspendedAfter: false),
+        Row("timingOut", .cacheConsulted(), "timingOut", "none", .legal, suspendedAfter: false),
+        Row("timingOut", .cacheConsulted(stale: true), "timingOut", "none", .stale, suspendedAfter: false),
         // awaitingRedirect
         Row("awaitingRedirect", .start, "awaitingRedirect", "none", .legal, suspendedAfter: false),
         Row("awaitingRedirect", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -207,6 +218,8 @@ extension RequestStateMachineTests {
         Row("awaitingRedirect", .retry(.doNotRetry, stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: false),
         Row("awaitingRedirect", .retry(.failWithRetryError, stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: false),
         Row("awaitingRedirect", .delayElapsed(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: false),
+        Row("awaitingRedirect", .cacheConsulted(), "awaitingRedirect", "none", .impossible, suspendedAfter: false),
+        Row("awaitingRedirect", .cacheConsulted(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: false),
         // awaitingRetry
         Row("awaitingRetry", .start, "awaitingRetry", "none", .legal, suspendedAfter: false),
         Row("awaitingRetry", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -239,6 +252,8 @@ extension RequestStateMachineTests {
         Row("awaitingRetry", .retry(.doNotRetry, stale: true), "awaitingRetry", "none", .stale, suspendedAfter: false),
         Row("awaitingRetry", .retry(.failWithRetryError, stale: true), "awaitingRetry", "none", .stale, suspendedAfter: false),
         Row("awaitingRetry", .delayElapsed(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: false),
+        Row("awaitingRetry", .cacheConsulted(), "awaitingRetry", "none", .impossible, suspendedAfter: false),
+        Row("awaitingRetry", .cacheConsulted(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: false),
         // delaying
         Row("delaying", .start, "delaying", "none", .legal, suspendedAfter: false),
         Row("delaying", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -271,6 +286,8 @@ extension RequestStateMachineTests {
         Row("delaying", .retry(.doNotRetry, stale: true), "delaying", "none", .stale, suspendedAfter: false),
         Row("delaying", .retry(.failWithRetryError, stale: true), "delaying", "none", .stale, suspendedAfter: false),
         Row("delaying", .delayElapsed(stale: true), "delaying", "none", .stale, suspendedAfter: false),
+        Row("delaying", .cacheConsulted(), "delaying", "none", .impossible, suspendedAfter: false),
+        Row("delaying", .cacheConsulted(stale: true), "delaying", "none", .stale, suspendedAfter: false),
         // finished
         Row("finished", .start, "finished", "none", .legal, suspendedAfter: false),
         Row("finished", .cancel, "finished", "none", .legal, suspendedAfter: false),
@@ -303,8 +320,10 @@ extension RequestStateMachineTests {
         Row("finished", .retry(.doNotRetry, stale: true), "finished", "none", .stale, suspendedAfter: false),
         Row("finished", .retry(.failWithRetryError, stale: true), "finished", "none", .stale, suspendedAfter: false),
         Row("finished", .delayElapsed(stale: true), "finished", "none", .stale, suspendedAfter: false),
+        Row("finished", .cacheConsulted(), "finished", "none", .stale, suspendedAfter: false),
+        Row("finished", .cacheConsulted(stale: true), "finished", "none", .stale, suspendedAfter: false),
     ]
-    /// Every (state, event) pair after `suspend()`: 279 rows.
+    /// Every (state, event) pair after `suspend()`: 297 rows.
     static let suspendedRows: [Row] = [
         // idle
         Row("idle", .start, "adapting", "adapt", .legal, suspendedAfter: true),
@@ -338,6 +357,8 @@ extension RequestStateMachineTests {
         Row("idle", .retry(.doNotRetry, stale: true), "idle", "none", .impossible, suspendedAfter: true),
         Row("idle", .retry(.failWithRetryError, stale: true), "idle", "none", .impossible, suspendedAfter: true),
         Row("idle", .delayElapsed(stale: true), "idle", "none", .impossible, suspendedAfter: true),
+        Row("idle", .cacheConsulted(), "idle", "none", .impossible, suspendedAfter: true),
+        Row("idle", .cacheConsulted(stale: true), "idle", "none", .impossible, suspendedAfter: true),
         // adapting
         Row("adapting", .start, "adapting", "none", .legal, suspendedAfter: true),
         Row("adapting", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -370,6 +391,8 @@ extension RequestStateMachineTests {
         Row("adapting", .retry(.doNotRetry, stale: true), "adapting", "none", .stale, suspendedAfter: true),
         Row("adapting", .retry(.failWithRetryError, stale: true), "adapting", "none", .stale, suspendedAfter: true),
         Row("adapting", .delayElapsed(stale: true), "adapting", "none", .stale, suspendedAfter: true),
+        Row("adapting", .cacheConsulted(), "adapting", "none", .impossible, suspendedAfter: true),
+        Row("adapting", .cacheConsulted(stale: true), "adapting", "none", .stale, suspendedAfter: true),
         // running
         Row("running", .start, "running", "none", .legal, suspendedAfter: true),
         Row("running", .cancel, "cancelling", "cancelAttempt", .legal, suspendedAfter: true),
@@ -402,6 +425,8 @@ extension RequestStateMachineTests {
         Row("running", .retry(.doNotRetry, stale: true), "running", "none", .stale, suspendedAfter: true),
         Row("running", .retry(.failWithRetryError, stale: true), "running", "none", .stale, suspendedAfter: true),
         Row("running", .delayElapsed(stale: true), "running", "none", .stale, suspendedAfter: true),
+        Row("running", .cacheConsulted(), "running", "none", .legal, suspendedAfter: true),
+        Row("running", .cacheConsulted(stale: true), "running", "none", .stale, suspendedAfter: true),
         // cancelling
         Row("cancelling", .start, "cancelling", "none", .legal, suspendedAfter: true),
         Row("cancelling", .cancel, "cancelling", "none", .legal, suspendedAfter: true),
@@ -434,6 +459,8 @@ extension RequestStateMachineTests {
         Row("cancelling", .retry(.doNotRetry, stale: true), "cancelling", "none", .stale, suspendedAfter: true),
         Row("cancelling", .retry(.failWithRetryError, stale: true), "cancelling", "none", .stale, suspendedAfter: true),
         Row("cancelling", .delayElapsed(stale: true), "cancelling", "none", .stale, suspendedAfter: true),
+        Row("cancelling", .cacheConsulted(), "cancelling", "none", .legal, suspendedAfter: true),
+        Row("cancelling", .cacheConsulted(stale: true), "cancelling", "none", .stale, suspendedAfter: true),
         // timingOut
         Row("timingOut", .start, "timingOut", "none", .legal, suspendedAfter: true),
         Row("timingOut", .cancel, "timingOut", "none", .legal, suspendedAfter: true),
@@ -466,6 +493,8 @@ extension RequestStateMachineTests {
         Row("timingOut", .retry(.doNotRetry, stale: true), "timingOut", "none", .stale, suspendedAfter: true),
         Row("timingOut", .retry(.failWithRetryError, stale: true), "timingOut", "none", .stale, suspendedAfter: true),
         Row("timingOut", .delayElapsed(stale: true), "timingOut", "none", .stale, suspendedAfter: true),
+        Row("timingOut", .cacheConsulted(), "timingOut", "none", .legal, suspendedAfter: true),
+        Row("timingOut", .cacheConsulted(stale: true), "timingOut", "none", .stale, suspendedAfter: true),
         // awaitingRedirect
         Row("awaitingRedirect", .start, "awaitingRedirect", "none", .legal, suspendedAfter: true),
         Row("awaitingRedirect", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -498,6 +527,8 @@ extension RequestStateMachineTests {
         Row("awaitingRedirect", .retry(.doNotRetry, stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: true),
         Row("awaitingRedirect", .retry(.failWithRetryError, stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: true),
         Row("awaitingRedirect", .delayElapsed(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: true),
+        Row("awaitingRedirect", .cacheConsulted(), "awaitingRedirect", "none", .impossible, suspendedAfter: true),
+        Row("awaitingRedirect", .cacheConsulted(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: true),
         // awaitingRetry
         Row("awaitingRetry", .start, "awaitingRetry", "none", .legal, suspendedAfter: true),
         Row("awaitingRetry", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -530,6 +561,8 @@ extension RequestStateMachineTests {
         Row("awaitingRetry", .retry(.doNotRetry, stale: true), "awaitingRetry", "none", .stale, suspendedAfter: true),
         Row("awaitingRetry", .retry(.failWithRetryError, stale: true), "awaitingRetry", "none", .stale, suspendedAfter: true),
         Row("awaitingRetry", .delayElapsed(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: true),
+        Row("awaitingRetry", .cacheConsulted(), "awaitingRetry", "none", .impossible, suspendedAfter: true),
+        Row("awaitingRetry", .cacheConsulted(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: true),
         // delaying
         Row("delaying", .start, "delaying", "none", .legal, suspendedAfter: true),
         Row("delaying", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -562,6 +595,8 @@ extension RequestStateMachineTests {
         Row("delaying", .retry(.doNotRetry, stale: true), "delaying", "none", .stale, suspendedAfter: true),
         Row("delaying", .retry(.failWithRetryError, stale: true), "delaying", "none", .stale, suspendedAfter: true),
         Row("delaying", .delayElapsed(stale: true), "delaying", "none", .stale, suspendedAfter: true),
+        Row("delaying", .cacheConsulted(), "delaying", "none", .impossible, suspendedAfter: true),
+        Row("delaying", .cacheConsulted(stale: true), "delaying", "none", .stale, suspendedAfter: true),
         // finished
         Row("finished", .start, "finished", "none", .legal, suspendedAfter: true),
         Row("finished", .cancel, "finished", "none", .legal, suspendedAfter: true),
@@ -594,6 +629,8 @@ extension RequestStateMachineTests {
         Row("finished", .retry(.doNotRetry, stale: true), "finished", "none", .stale, suspendedAfter: true),
         Row("finished", .retry(.failWithRetryError, stale: true), "finished", "none", .stale, suspendedAfter: true),
         Row("finished", .delayElapsed(stale: true), "finished", "none", .stale, suspendedAfter: true),
+        Row("finished", .cacheConsulted(), "finished", "none", .stale, suspendedAfter: true),
+        Row("finished", .cacheConsulted(stale: true), "finished", "none", .stale, suspendedAfter: true),
     ]
 
 }

@@ -1,5 +1,6 @@
 @testable import Curlfire
 import Foundation
+import FoundationNetworking
 import XCTest
 
 /// The request state machine as a table: every (state, event) pair, suspended or not — the next
@@ -26,14 +27,36 @@ final class RequestStateMachineTests: XCTestCase {
     static let retryFailure = Machine.RetryFailure(retryError: CurlfireError.explicitlyCancelled,
                                                     originalError: .explicitlyCancelled)
 
+    /// How the adapters ended, by name (the machine's ``RequestStateMachine/Adaptation`` carries the
+    /// hop or the failure: ``hop`` and ``result``).
+    enum Adapt {
+        case succeeded, failed, refused
+
+        var machineAdaptation: Machine.Adaptation {
+            switch self {
+            case .succeeded: return .succeeded(RequestStateMachineTests.hop, startedAt: 0)
+            case .failed: return .failed(RequestStateMachineTests.result)
+            case .refused: return .refused(RequestStateMachineTests.result)
+            }
+        }
+    }
+
+    /// The hop every table row's successful adaptation and followed redirect carries.
+    static let hop = NextHop(request: URLRequest(url: URL(string: "https://table.test/")!), body: .none, credential: nil)
+    /// The result every table row's failed adaptation and ended attempt carries.
+    static let result = Machine.StageResult(outcome: Transfer.failedOutcome(.explicitlyCancelled, request: nil),
+                                            retryableError: .explicitlyCancelled)
+
     /// An event fed to the machine, by name, so a table row reads as a sentence.
     enum Event {
         case start, cancel, suspend, resume, deadline
-        case adapted(Machine.Adaptation, stale: Bool = false)
+        case adapted(Adapt, stale: Bool = false)
         case ended(Machine.AttemptVerdict, stale: Bool = false)
         case redirect(follow: Bool, stale: Bool = false)
         case retry(Decision, stale: Bool = false)
         case delayElapsed(stale: Bool = false)
+        /// Cache hook 1 reports its candidate (no stored entry in the table).
+        case cacheConsulted(stale: Bool = false)
     }
 
     /// The first stage a machine issues: stale once a machine built `withHistory` has moved on.
@@ -46,16 +69,22 @@ final class RequestStateMachineTests: XCTestCase {
         let current = machine.stage ?? Stage(attempt: 0, hop: 0, generation: 0)
         func stage(_ stale: Bool) -> Stage { stale ? firstStage : current }
         switch event {
-        case .start: return machine.start()
-        case .cancel: return machine.cancel()
+        case .start: return machine.start(deadline: 0)
+        case .cancel: return machine.cancel(discardingResumeData: false)
         case .suspend: return machine.suspend()
-        case .resume: return machine.resume()
+        case .resume: return machine.resume(deadline: 0)
         case .deadline: return machine.resourceDeadlineElapsed()
-        case let .adapted(result, stale): return machine.adapted(result, for: stage(stale))
-        case let .ended(verdict, stale): return machine.attemptEnded(verdict, for: stage(stale))
-        case let .redirect(follow, stale): return machine.redirectDecided(follow: follow, for: stage(stale))
+        case let .adapted(adapt, stale): return machine.adapted(adapt.machineAdaptation, for: stage(stale))
+        case let .ended(verdict, stale):
+            var result = Self.result
+            return machine.attemptEnded(verdict, result: &result, for: stage(stale))
+        case let .redirect(follow, stale):
+            return machine.redirectDecided(follow: follow, hop: follow ? Self.hop : nil, for: stage(stale))
         case let .retry(decision, stale): return machine.retryDecided(decision.machineDecision, for: stage(stale))
         case let .delayElapsed(stale): return machine.delayElapsed(for: stage(stale))
+        case let .cacheConsulted(stale):
+            machine.cacheConsulted(candidate: nil, for: stage(stale))
+            return .none
         }
     }
 
@@ -114,8 +143,8 @@ final class RequestStateMachineTests: XCTestCase {
         case .askRedirectHandler: return "askRedirectHandler"
         case .askRetriers: return "askRetriers"
         case let .scheduleRetry(delay, _): return "scheduleRetry(\(delay))"
-        case .finish(.retryFailed, _): return "finish(retryFailed)" // its payload is not part of the name
-        case let .finish(kind, _): return "finish(\(kind))"
+        case .finish(.retryFailed, _, _): return "finish(retryFailed)" // its payload is not part of the name
+        case let .finish(kind, _, _): return "finish(\(kind))"
         }
     }
 
@@ -149,7 +178,7 @@ final class RequestStateMachineTests: XCTestCase {
     /// Every state, by name.
     static let allStates = ["idle", "adapting", "running", "cancelling", "timingOut", "awaitingRedirect",
                             "awaitingRetry", "delaying", "finished"]
-    /// Every event: the 5 not bound to a stage, and the 13 bound ones for the current stage and for a stale one.
+    /// Every event: the 5 not bound to a stage, and the 14 bound ones for the current stage and for a stale one.
     static let allEvents: [Event] = {
         let bound: [(Bool) -> Event] = [
             { .adapted(.succeeded, stale: $0) }, { .adapted(.failed, stale: $0) }, { .adapted(.refused, stale: $0) },
@@ -157,14 +186,14 @@ final class RequestStateMachineTests: XCTestCase {
             { .redirect(follow: true, stale: $0) }, { .redirect(follow: false, stale: $0) },
             { .retry(.retry(after: 0), stale: $0) }, { .retry(.retry(after: 30), stale: $0) },
             { .retry(.doNotRetry, stale: $0) }, { .retry(.failWithRetryError, stale: $0) },
-            { .delayElapsed(stale: $0) },
+            { .delayElapsed(stale: $0) }, { .cacheConsulted(stale: $0) },
         ]
         return [.start, .cancel, .suspend, .resume, .deadline] + bound.map { $0(false) } + bound.map { $0(true) }
     }()
 
     func testTheTransitionTableListsEveryPairOnceSuspendedOrNot() {
         let expected = Set(Self.allStates.flatMap { state in Self.allEvents.map { "\(state) + \($0)" } })
-        XCTAssertEqual(expected.count, 9 * 31)
+        XCTAssertEqual(expected.count, 9 * 33)
         for rows in [Self.unsuspendedRows, Self.suspendedRows] {
             let listed = rows.map { "\($0.state) + \($0.event)" }
             XCTAssertEqual(listed.count, expected.count)
@@ -188,7 +217,7 @@ final class RequestStateMachineTests: XCTestCase {
                 XCTAssertEqual(impossible.all.count, row.kind == .impossible ? 1 : 0,
                                "\(pair) is \(row.kind): \(impossible.all)", file: row.file, line: row.line)
                 if row.kind != .legal {
-                    XCTAssertEqual(action, .none, "\(pair) is ignored", file: row.file, line: row.line)
+                    XCTAssertEqual(action.summary, .none, "\(pair) is ignored", file: row.file, line: row.line)
                     XCTAssertEqual(Self.name(machine.state), row.state, "\(pair) is ignored", file: row.file, line: row.line)
                 }
             }
@@ -198,28 +227,28 @@ final class RequestStateMachineTests: XCTestCase {
     func testThatTheTableCountsAreTheOnesTheDocumentationGives() {
         // RequestStateMachine's doc comment and docs/Architecture.md quote these counts.
         for rows in [Self.unsuspendedRows, Self.suspendedRows] {
-            XCTAssertEqual(rows.filter { $0.kind == .legal }.count, 62)
-            XCTAssertEqual(rows.filter { $0.kind == .stale }.count, 118)
-            XCTAssertEqual(rows.filter { $0.kind == .impossible }.count, 99)
+            XCTAssertEqual(rows.filter { $0.kind == .legal }.count, 65)
+            XCTAssertEqual(rows.filter { $0.kind == .stale }.count, 127)
+            XCTAssertEqual(rows.filter { $0.kind == .impossible }.count, 105)
         }
     }
 
     func testThatCancelEndsEveryWaitingStageAtOnceAndOnlyARunningAttemptWaitsForTheEngine() {
         for state in ["idle", "adapting", "awaitingRedirect", "awaitingRetry", "delaying"] {
             var machine = Self.machine(in: state)
-            XCTAssertEqual(machine.cancel(), .finish(.cancelled), state)
+            XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), state)
             XCTAssertTrue(machine.isFinished, state)
         }
         var running = Self.machine(in: "running")
-        guard case .cancelAttempt = running.cancel() else { return XCTFail("a running attempt is stopped by the engine") }
+        guard case .cancelAttempt = running.cancel(discardingResumeData: false) else { return XCTFail("a running attempt is stopped by the engine") }
         XCTAssertFalse(running.isFinished)
     }
 
     func testThatWithoutRetriersFailuresAreDeliveredWithoutAsking() {
         var machine = Self.machine(in: "running", retriers: false)
-        XCTAssertEqual(Self.feed(&machine, .ended(.retryable)), .finish(.lastOutcome))
+        XCTAssertEqual(Self.feed(&machine, .ended(.retryable)).summary, .finish(.lastOutcome))
         var adapting = Self.machine(in: "adapting", retriers: false)
-        XCTAssertEqual(Self.feed(&adapting, .adapted(.failed)), .finish(.lastOutcome))
+        XCTAssertEqual(Self.feed(&adapting, .adapted(.failed)).summary, .finish(.lastOutcome))
     }
 
     func testThatRedirectHopsAreCountedAndLimited() {
@@ -230,7 +259,7 @@ final class RequestStateMachineTests: XCTestCase {
             XCTAssertEqual(machine.stage?.hop, hop)
             XCTAssertEqual(machine.stage?.attempt, 1)
         }
-        XCTAssertEqual(Self.feed(&machine, .ended(.redirect)), .finish(.tooManyRedirects))
+        XCTAssertEqual(Self.feed(&machine, .ended(.redirect)).summary, .finish(.tooManyRedirects))
     }
 
     func testThatEachRetryIsANewAttemptWithANewGenerationAndHopZero() {
@@ -244,7 +273,7 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.stage?.hop, 0)
         XCTAssertGreaterThan(machine.stage?.generation ?? 0, hopStage?.generation ?? .max)
         // An answer for the earlier stage changes nothing.
-        XCTAssertEqual(machine.adapted(.succeeded, for: hopStage!), .none)
+        XCTAssertEqual(machine.adapted(Adapt.succeeded.machineAdaptation, for: hopStage!).summary, .none)
         XCTAssertEqual(Self.name(machine.state), "adapting")
     }
 
@@ -277,46 +306,58 @@ final class RequestStateMachineTests: XCTestCase {
         }
         var machine = Self.machine(in: "running")
         let first = machine.stage!
-        _ = machine.attemptEnded(.retryable, result: result("first"), for: first)
+        var ended = result("first")
+        _ = machine.attemptEnded(.retryable, result: &ended, for: first)
         XCTAssertEqual(kept(machine), "first")
         _ = machine.retryDecided(.retry(after: 0), for: first)
         XCTAssertEqual(kept(machine), "first", "kept while the retry adapts: a cancel now delivers it")
-        _ = machine.attemptEnded(.final, result: result("stale"), for: first) // stale: dropped with its result
+        var stale = result("stale")
+        _ = machine.attemptEnded(.final, result: &stale, for: first) // stale: dropped with its result
         XCTAssertEqual(kept(machine), "first")
-        _ = machine.adapted(.failed, result: result("adapter"), for: machine.stage!)
+        _ = machine.adapted(.failed(result("adapter")), for: machine.stage!)
         XCTAssertEqual(kept(machine), "adapter")
         XCTAssertEqual(machine.lastResult?.retryableError.map { "\($0)" }, "\(CurlfireError.invalidURL(url: "adapter"))")
     }
 
-    func testThatTheDeadlineIsFixedByTheFirstAdaptationAndAStaleOneChangesNothing() {
-        var machine = Self.machine(in: "adapting")
+    func testThatTheDeadlineIsFixedByTheStartAndAStaleAdaptationChangesNothing() {
+        /// When the Timeline of the attempt an action starts begins (`nil`: no attempt starts).
+        func startedAt(_ action: Machine.Action) -> TimeInterval? {
+            if case let .startAttempt(_, start) = action { return start.startedAt }
+            return nil
+        }
+        var machine = Self.machine(in: "idle")
+        _ = machine.start(deadline: 500)
         let first = machine.stage!
-        machine.adaptationBegan(at: 10, deadline: 500, for: first)
+        XCTAssertEqual(startedAt(machine.adapted(.succeeded(Self.hop, startedAt: 10), for: first)), 10)
         XCTAssertEqual(machine.deadline, 500)
-        XCTAssertEqual(machine.attemptStartedAt, 10)
-        _ = machine.adapted(.failed, for: first)
+        var ended = Self.result
+        _ = machine.attemptEnded(.retryable, result: &ended, for: first)
         _ = machine.retryDecided(.retry(after: 0), for: first)
-        machine.adaptationBegan(at: 20, deadline: 900, for: machine.stage!)
+        XCTAssertEqual(machine.start(deadline: 900).summary, .none)
+        XCTAssertEqual(machine.resume(deadline: 900).summary, .none)
+        let retried = machine.adapted(.succeeded(Self.hop, startedAt: 20), for: machine.stage!)
         XCTAssertEqual(machine.deadline, 500, "fixed once, for the whole request")
-        XCTAssertEqual(machine.attemptStartedAt, 20, "each attempt's Timeline starts anew")
-        machine.adaptationBegan(at: 30, deadline: 900, for: first)
-        XCTAssertEqual(machine.attemptStartedAt, 20, "a stage the machine left changes nothing")
+        XCTAssertEqual(startedAt(retried), 20, "each attempt's Timeline starts anew")
+        let second = machine.stage
+        XCTAssertNil(startedAt(machine.adapted(.succeeded(Self.hop, startedAt: 30), for: first)),
+                     "a stage the machine left starts nothing")
+        XCTAssertEqual(machine.stage, second, "and changes nothing")
     }
 
     func testThatSuspendAndResumeOfARunningAttemptPauseAndContinueIt() {
         var machine = Self.machine(in: "running")
         XCTAssertEqual(Self.name(machine.suspend()), "pauseAttempt")
-        XCTAssertEqual(machine.suspend(), .none, "a second suspend does nothing")
+        XCTAssertEqual(machine.suspend().summary, .none, "a second suspend does nothing")
         XCTAssertTrue(machine.isSuspended)
-        XCTAssertEqual(Self.name(machine.resume()), "unpauseAttempt")
+        XCTAssertEqual(Self.name(machine.resume(deadline: 0)), "unpauseAttempt")
         XCTAssertFalse(machine.isSuspended)
-        XCTAssertEqual(machine.resume(), .none)
+        XCTAssertEqual(machine.resume(deadline: 0).summary, .none)
     }
 
     func testThatASuspendedIdleRequestStartsOnResumeAndItsAttemptStartsPaused() {
         var machine = Self.machine(in: "idle")
-        XCTAssertEqual(machine.suspend(), .none)
-        XCTAssertEqual(Self.name(machine.resume()), "adapt")
+        XCTAssertEqual(machine.suspend().summary, .none)
+        XCTAssertEqual(Self.name(machine.resume(deadline: 0)), "adapt")
         var adapting = Self.machine(in: "adapting")
         _ = adapting.suspend()
         XCTAssertEqual(Self.name(Self.feed(&adapting, .adapted(.succeeded))), "startAttempt")
@@ -327,15 +368,15 @@ final class RequestStateMachineTests: XCTestCase {
         for state in ["finished", "cancelling", "timingOut"] {
             var machine = Self.machine(in: state)
             XCTAssertFalse(machine.acceptsSuspension, state)
-            XCTAssertEqual(machine.suspend(), .none, state)
+            XCTAssertEqual(machine.suspend().summary, .none, state)
             XCTAssertFalse(machine.isSuspended, "\(state): a suspend after the end is not recorded")
-            XCTAssertEqual(machine.resume(), .none, state)
+            XCTAssertEqual(machine.resume(deadline: 0).summary, .none, state)
         }
         // Suspended while running, then cancelled: a later resume neither continues nor reports anything.
         var machine = Self.machine(in: "running")
         _ = machine.suspend()
-        _ = machine.cancel()
-        XCTAssertEqual(machine.resume(), .none)
+        _ = machine.cancel(discardingResumeData: false)
+        XCTAssertEqual(machine.resume(deadline: 0).summary, .none)
         XCTAssertTrue(machine.isSuspended, "resume() after cancel() leaves the machine as it was")
         for state in ["idle", "adapting", "running", "awaitingRedirect", "awaitingRetry", "delaying"] {
             XCTAssertTrue(Self.machine(in: state).acceptsSuspension, state)
@@ -345,11 +386,11 @@ final class RequestStateMachineTests: XCTestCase {
     func testThatCancelRacingTheEngineEndsOnceWhicheverComesFirst() {
         // The attempt ends on its own just as the user cancels: the first event wins, the other is a no-op.
         var endedFirst = Self.machine(in: "running")
-        XCTAssertEqual(Self.feed(&endedFirst, .ended(.final)), .finish(.lastOutcome))
-        XCTAssertEqual(endedFirst.cancel(), .none)
+        XCTAssertEqual(Self.feed(&endedFirst, .ended(.final)).summary, .finish(.lastOutcome))
+        XCTAssertEqual(endedFirst.cancel(discardingResumeData: false).summary, .none)
         var cancelledFirst = Self.machine(in: "running")
-        _ = cancelledFirst.cancel()
-        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)), .finish(.cancelled))
-        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)), .none)
+        _ = cancelledFirst.cancel(discardingResumeData: false)
+        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)).summary, .finish(.cancelled))
+        XCTAssertEqual(Self.feed(&cancelledFirst, .ended(.final)).summary, .none)
     }
 }

@@ -23,7 +23,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let armed = timer(Recorder<String>())
         XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
         guard case .delayingRetry(_, armed?) = machine.state else { return XCTFail("\(machine.state)") }
-        XCTAssertEqual(machine.cancel(), .finish(.cancelled, cancelling: [armed]))
+        XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled, cancelling: [armed]))
         XCTAssertEqual(impossible.all, [])
     }
 
@@ -32,7 +32,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         var machine = delaying(impossible)
         let armed = timer(Recorder<String>())
         XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
-        XCTAssertEqual(machine.resourceDeadlineElapsed(), .finish(.resourceTimedOut, cancelling: [armed]))
+        XCTAssertEqual(machine.resourceDeadlineElapsed().summary, .finish(.resourceTimedOut, cancelling: [armed]))
         XCTAssertEqual(impossible.all, [])
     }
 
@@ -42,7 +42,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let stage = machine.stage!
         XCTAssertTrue(machine.retryTimerArmed(timer(Recorder<String>()), for: stage))
         XCTAssertEqual(RequestStateMachineTests.name(machine.delayElapsed(for: stage)), "adapt")
-        XCTAssertEqual(machine.cancel(), .finish(.cancelled), "nothing left to cancel")
+        XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), "nothing left to cancel")
         XCTAssertEqual(impossible.all, [])
     }
 
@@ -50,7 +50,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let impossible = Recorder<String>()
         var cancelled = delaying(impossible)
         let stage = cancelled.stage!
-        XCTAssertEqual(cancelled.cancel(), .finish(.cancelled))
+        XCTAssertEqual(cancelled.cancel(discardingResumeData: false).summary, .finish(.cancelled))
         XCTAssertFalse(cancelled.retryTimerArmed(timer(Recorder<String>()), for: stage), "stale: not kept")
         var fired = delaying(impossible)
         let firedStage = fired.stage!
@@ -80,11 +80,11 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let deadline = timer(Recorder<String>())
         XCTAssertTrue(machine.deadlineTimerArmed(deadline))
         XCTAssertEqual(machine.deadlineTimer, .armed(deadline))
-        XCTAssertEqual(machine.retryDecided(.retry(after: 30), for: machine.stage!),
+        XCTAssertEqual(machine.retryDecided(.retry(after: 30), for: machine.stage!).summary,
                        .scheduleRetry(after: 30, machine.stage!))
         let retry = timer(Recorder<String>())
         XCTAssertTrue(machine.retryTimerArmed(retry, for: machine.stage!))
-        XCTAssertEqual(machine.cancel(), .finish(.cancelled, cancelling: [retry, deadline]))
+        XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled, cancelling: [retry, deadline]))
         XCTAssertFalse(machine.claimDeadlineTimer(), "a finished request arms nothing")
         XCTAssertEqual(impossible.all, [])
     }
@@ -93,7 +93,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
         XCTAssertTrue(machine.claimDeadlineTimer())
-        XCTAssertEqual(machine.cancel(), .finish(.cancelled), "claimed, not reported yet: nothing to hand back")
+        XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), "claimed, not reported yet: nothing to hand back")
         XCTAssertFalse(machine.deadlineTimerArmed(timer(Recorder<String>())))
         XCTAssertEqual(impossible.all, [])
         var unclaimed = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
