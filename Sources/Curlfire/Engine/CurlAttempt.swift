@@ -304,18 +304,27 @@ final class CurlAttempt: @unchecked Sendable {
         guard plan.head.url != nil else { return .invalidURL(url: "nil") }
         if let failure = reader.open(wake: { [weak transfer] in transfer?.continueStreamedBody() }) { return failure }
         var writer = EasyWriter(handle: easy)
-        EasyHandleReuse.write(plan, eligible: EasyHandleReuse.isEligible(plan, replays: replays), easy: easy,
-                              to: &writer, record: &handle.record)
+        let fromDefaults = EasyHandleReuse.write(plan, eligible: EasyHandleReuse.isEligible(plan, replays: replays),
+                                                 easy: easy, to: &writer, record: &handle.record)
         func set(_ code: CURLcode, _ option: CURLoption) {
             if code != CURLE_OK, writer.refused == nil { writer.refused = (code, option) }
         }
+        if fromDefaults {
+            // The same on every attempt of this engine's handles: a handle that kept its plan's
+            // options (EasyHandleReuse.swift) kept these too, and a reset clears them with the rest.
+            if let share { set(cfcurl_easy_setopt_ptr(easy, CURLOPT_SHARE, share), CURLOPT_SHARE) }
+            set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, curlfireWriteCallback), CURLOPT_WRITEFUNCTION)
+            set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_HEADERFUNCTION, curlfireHeaderCallback), CURLOPT_HEADERFUNCTION)
+            set(cfcurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer), CURLOPT_ERRORBUFFER)
+            if options.receiveBufferSize > 0 {
+                // The session's size, the same for every handle of its engine. libcurl 7.88 refuses a
+                // new size while the handle holds a receive buffer, which it frees when a transfer ends.
+                _ = cfcurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, options.receiveBufferSize)
+            }
+        }
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me), CURLOPT_PRIVATE)
-        if let share { set(cfcurl_easy_setopt_ptr(easy, CURLOPT_SHARE, share), CURLOPT_SHARE) }
-        set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, curlfireWriteCallback), CURLOPT_WRITEFUNCTION)
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), CURLOPT_WRITEDATA)
-        set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_HEADERFUNCTION, curlfireHeaderCallback), CURLOPT_HEADERFUNCTION)
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), CURLOPT_HEADERDATA)
-        set(cfcurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer), CURLOPT_ERRORBUFFER)
         set(cfcurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), CURLOPT_HTTPHEADER)
         // A replay (UnprocessedStreamReplay.swift) never goes back to a connection that refused it.
         if replays > 0 { set(cfcurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1), CURLOPT_FRESH_CONNECT) }
@@ -336,11 +345,6 @@ final class CurlAttempt: @unchecked Sendable {
         if let lines = options.proxyRoute?.headerLines, !lines.isEmpty {
             for line in lines { proxyHeaderList = curl_slist_append(proxyHeaderList, line) }
             set(cfcurl_easy_setopt_slist(easy, CURLOPT_PROXYHEADER, proxyHeaderList), CURLOPT_PROXYHEADER)
-        }
-        if options.receiveBufferSize > 0 {
-            // libcurl 7.88 refuses a new size once the handle has allocated its buffer (a pooled
-            // handle); pooled handles belong to this session, whose size they already have.
-            _ = cfcurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, options.receiveBufferSize)
         }
         if options.reportsProgress {
             set(cfcurl_easy_setopt_xferinfo_cb(easy, curlfireProgressCallback), CURLOPT_XFERINFOFUNCTION)

@@ -36,8 +36,13 @@ enum EasyHandleReuse {
     /// Writes `plan` through `writer` on `easy`. `record` is the handle's record on entry (`nil`:
     /// the handle is new or was reset) and, on return, the record to keep with it (`nil` when the
     /// handle must be reset before it is used again).
+    ///
+    /// - Returns: Whether the plan was written on a handle at libcurl's defaults (new, reset before,
+    ///   or reset here): `false` when the handle kept its earlier options, so what the engine sets
+    ///   the same on every attempt of a handle (callbacks, error buffer, share handle) is still set.
+    @discardableResult
     static func write<Writer: CurlOptionWriter>(_ plan: AttemptPlan, eligible: Bool, easy: UnsafeMutableRawPointer,
-                                                to writer: inout Writer, record: inout EasyHandleRecord?) {
+                                                to writer: inout Writer, record: inout EasyHandleRecord?) -> Bool {
         if let previous = record {
             record = nil // `previous` is now the entries' only owner: updating them copies nothing
             if eligible, sameShape(plan, previous) {
@@ -45,15 +50,19 @@ enum EasyHandleReuse {
                 plan.write(to: &changed)
                 writer = changed.base
                 record = changed.record
-                return
+                return false
             }
             reset(easy) // another shape of request: start again from libcurl's defaults
         }
-        guard eligible else { return plan.write(to: &writer) }
+        guard eligible else {
+            plan.write(to: &writer)
+            return true
+        }
         var recording = RecordingOptionWriter(base: writer)
         plan.write(to: &recording)
         writer = recording.base
         record = recording.record
+        return true
     }
 
     /// Whether `plan` writes the options of `previous`, in its order.

@@ -58,6 +58,8 @@ final class Engine: @unchecked Sendable {
     private static let drainLimit = 4
     /// Ended attempts kept for the next ones (AttemptPool.swift).
     let attemptPool = AttemptPool()
+    /// The connection cache's size, grown with the most attempts in flight (ConnectionCacheSize.swift).
+    private var cacheSize = ConnectionCacheSize()
 
     /// Creates the engine and starts its thread.
     init(label: String, maximumConnectionsPerHost: Int,
@@ -267,6 +269,9 @@ final class Engine: @unchecked Sendable {
             return
         }
         active[ObjectIdentifier(attempt)] = attempt
+        if let size = cacheSize.attemptsInFlight(active.count) {
+            _ = cfcurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, size)
+        }
         if attempt.isPaced { paced[ObjectIdentifier(attempt)] = attempt }
         if let trust = attempt.options.trust {
             trustKeepAlive[ObjectIdentifier(trust as AnyObject)] = trust as AnyObject

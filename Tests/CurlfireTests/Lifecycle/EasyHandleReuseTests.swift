@@ -86,4 +86,22 @@ final class EasyHandleReuseTests: XCTestCase {
         XCTAssertFalse(EasyHandleReuse.isEligible(try plan("http://127.0.0.1:1/a"), replays: 1), "a replay uses a fresh connection")
         XCTAssertTrue(EasyHandleReuse.isEligible(try plan("http://127.0.0.1:1/a"), replays: 0))
     }
+
+    /// Whether `write` started from libcurl's defaults decides whether the engine sets the options
+    /// that are the same on every attempt (callbacks, error buffer, share handle) again.
+    func testThatOnlyAHandleThatKeptItsOptionsSkipsTheHandlesOwnOptions() throws {
+        var record: EasyHandleRecord?
+        func fromDefaults(_ plan: AttemptPlan) -> Bool {
+            var recorder = Recorder()
+            return EasyHandleReuse.write(plan, eligible: EasyHandleReuse.isEligible(plan, replays: 0), easy: easy,
+                                         to: &recorder, record: &record)
+        }
+        XCTAssertTrue(fromDefaults(try plan("http://127.0.0.1:1/a")), "a new handle")
+        XCTAssertFalse(fromDefaults(try plan("http://127.0.0.1:1/b")), "same shape: the handle kept everything")
+        XCTAssertTrue(fromDefaults(try plan("http://127.0.0.1:1/a", method: "HEAD")), "another shape: reset")
+        XCTAssertFalse(fromDefaults(try plan("http://127.0.0.1:1/c", method: "HEAD")))
+        XCTAssertTrue(fromDefaults(try plan("http://127.0.0.1:1/a", credential: ("user", "secret"))), "not eligible: reset")
+        XCTAssertNil(record)
+        XCTAssertTrue(fromDefaults(try plan("http://127.0.0.1:1/a")), "after an attempt that left no record")
+    }
 }

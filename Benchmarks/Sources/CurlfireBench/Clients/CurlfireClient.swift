@@ -45,6 +45,11 @@ struct CurlfireClient {
         // CURLFIRE_BENCH_NOTIFICATIONS=0 measures a session that opted out of the Task notifications
         // (SessionConfiguration.postsTaskNotifications); the default measures Alamofire's behaviour.
         configuration.postsTaskNotifications = ProcessInfo.processInfo.environment["CURLFIRE_BENCH_NOTIFICATIONS"] != "0"
+        // CURLFIRE_BENCH_RECEIVE_BUFFER=<bytes> measures another receive buffer than the default
+        // (SessionConfiguration.receiveBufferSize; docs/Performance.md, "where libcurl's time goes").
+        if let bytes = ProcessInfo.processInfo.environment["CURLFIRE_BENCH_RECEIVE_BUFFER"].flatMap({ Int($0) }) {
+            configuration.receiveBufferSize = bytes
+        }
         CurlfireTrust.apply(rootCA: environment.rootCA, to: &configuration)
         return SessionManager(configuration: configuration)
     }
