@@ -80,7 +80,7 @@ final class StageCancellationTests: XCTestCase {
             })
         _ = await cancelAtStage(request, reached: reached)
         answer.all.first?(.retry) // the abandoned stage answers late
-        // The retrier keeps its completion, which holds the transfer, whose spec holds the retrier:
+        // The retrier keeps its completion, which holds the transfer, whose definition holds the retrier:
         // a cycle of this test's making (a retrier that never answers), broken here for LeakSanitizer.
         answer.removeAll()
         XCTAssertEqual(try Live.servers().accessLogLines("httpbin", containing: marker, timeout: 1).count, 1,

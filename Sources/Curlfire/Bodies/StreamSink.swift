@@ -54,7 +54,7 @@ final class StreamBuffer: @unchecked Sendable {
     private let lock = Lock.make()
     private var consumers: [any StreamConsumer] = []
     private var pausedForConsumers = false
-    /// The transfer to unpause (weak: the transfer's spec holds this buffer).
+    /// The transfer to unpause (weak: the transfer's definition holds this buffer).
     weak var transfer: Transfer?
 
     init(highWater: Int) { self.highWater = max(highWater, 1) }

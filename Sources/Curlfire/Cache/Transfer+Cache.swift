@@ -3,7 +3,7 @@ import FoundationNetworking
 
 /// The cache settings of one request: set for the data and upload requests of a session whose
 /// configuration has a ``ResponseCache`` (downloads and streams are never cached, and never have
-/// both: the cache's completion step replaces `Spec.finishOutcome`).
+/// both: the cache's completion step replaces `Definition.outcomeHook`).
 struct RequestCacheSettings: Sendable {
     let cache: ResponseCache
     /// The request's own handler (``DataTransferRequest/cacheResponse(using:)``), else the session's.
@@ -22,7 +22,7 @@ struct RequestCacheSettings: Sendable {
 }
 
 // The two hooks the transfer calls (architecture rule 12): `consultCache` before the first hop's
-// attempt, `completeWithCache` when the request is over. Everything else is pure (CacheDecision,
+// attempt, `runCacheHook` when the request is over. Everything else is pure (CacheDecision,
 // CacheRules, Freshness) or storage (ResponseCache).
 extension Transfer {
     /// What the first hop does after consulting the cache.
@@ -39,7 +39,7 @@ extension Transfer {
     /// which the `startAttempt` action carries).
     func consultCache(_ request: URLRequest, stage: RequestStateMachine.Stage, startTime: TimeInterval,
                       candidate: CachedEntry?) -> CacheConsultation {
-        guard let settings = spec.cache else { return .send(request) }
+        guard let settings = definition.cache else { return .send(request) }
         guard stage.hop == 0 else {
             return .send(candidate.map { CacheRules.removingValidators(of: $0, from: request) } ?? request)
         }
@@ -100,15 +100,15 @@ extension Transfer {
     /// Cache hook 2, when the request is over (off the engine thread): merge a 304 into the stored
     /// entry, serve the stale entry on an error (`stale-if-error`), invalidate after an unsafe
     /// method, or store a storable response — then deliver.
-    func completeWithCache(_ outcome: TransferOutcome, _ settings: RequestCacheSettings) {
+    func runCacheHook(_ outcome: TransferOutcome, _ settings: RequestCacheSettings) {
         let candidate = lock.withLock { machine.cacheCandidate }
         guard outcome.cacheStatus == .network, let request = outcome.request, let url = request.url,
-              let key = CachedEntry.key(for: url) else { return publish(outcome) }
+              let key = CachedEntry.key(for: url) else { return announce(outcome) }
         let method = request.httpMethod?.uppercased() ?? "GET"
         let response = outcome.response
         let status = response?.statusCode
         var headers = settings.effectiveHeaders(request)
-        if spec.credential != nil, HeaderLookup.value("authorization", in: headers) == nil {
+        if definition.credential != nil, HeaderLookup.value("authorization", in: headers) == nil {
             headers["Authorization"] = "(authenticate(user:password:))" // counts as authorized for a shared cache
         }
         let now = Date()
@@ -123,7 +123,7 @@ extension Transfer {
                     settings.cache.remove(key: targetKey)
                 }
             }
-            return publish(outcome)
+            return announce(outcome)
         }
         if let candidate, candidate.key == key {
             if outcome.error == nil, status == 304, let response {
@@ -140,7 +140,7 @@ extension Transfer {
                 served.data = merged.body
                 served.cacheStatus = .revalidated
                 lock.withLock { currentResponse = served.lazyResponse }
-                return publish(served)
+                return announce(served)
             }
             var transportFailed = false
             if case .sessionTaskFailed? = outcome.error { transportFailed = true }
@@ -151,14 +151,14 @@ extension Transfer {
                 served.metrics = outcome.metrics
                 served.allMetrics = outcome.allMetrics
                 lock.withLock { currentResponse = served.lazyResponse }
-                return publish(served)
+                return announce(served)
             }
         }
         // A body handed to `stream(closure:)` was not kept (no `data`): there is nothing to store.
         guard outcome.error == nil, let response, let status, outcome.data != nil || method == "HEAD",
               CacheRules.isStorable(method: method, status: status, requestHeaders: headers,
                                     responseFields: CachedEntry.fields(of: response), shared: settings.cache.isShared)
-        else { return publish(outcome) }
+        else { return announce(outcome) }
         let proposed = CachedResponse(response: response, data: outcome.data ?? Data())
         let store: @Sendable (CachedResponse?) -> Void = { [self, headers] answer in
             if let answer, answer.storagePolicy != .notAllowed {
@@ -169,7 +169,7 @@ extension Transfer {
                                         varyValues: CacheRules.varyValues(names: varyNames, requestHeaders: headers))
                 settings.cache.store(entry, memoryOnly: answer.storagePolicy == .allowedInMemoryOnly)
             }
-            publish(outcome)
+            announce(outcome)
         }
         guard let handler = settings.handler else { return store(proposed) }
         let once = OnceFlag()

@@ -109,8 +109,8 @@ enum LazyRequest: Sendable {
     }
 }
 
-extension Transfer.Spec {
-    /// The spec of a request built into a `URLRequest` (or the error that prevented building it).
+extension Transfer.Definition {
+    /// The definition of a request built into a `URLRequest` (or the error that prevented building it).
     init(urlRequest: Result<URLRequest, CurlfireError>) {
         self.init(head: urlRequest.map(LazyRequest.built))
     }

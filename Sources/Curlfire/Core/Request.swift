@@ -39,8 +39,8 @@ struct RequestCore: Sendable {
     /// The session that runs the request (its transfer's).
     var session: SessionManager { transfer.session }
     /// What the request sends and how: its transfer's (kept behind that one reference: request
-    /// values are copied at every step of a chain, and a spec is 273 bytes of closures, arrays and settings).
-    var spec: Transfer.Spec { transfer.spec }
+    /// values are copied at every step of a chain, and a definition is 273 bytes of closures, arrays and settings).
+    var definition: Transfer.Definition { transfer.definition }
     /// Shared by every copy of the user's value: the start on release (RequestValueBox). `nil` in the
     /// values Curlfire makes for monitors, notifications, retriers and adapters, which start nothing.
     private let valueBox: RequestValueBox?
@@ -52,14 +52,14 @@ struct RequestCore: Sendable {
     /// - Parameter startsOnRelease: Whether the transfer starts when the last copy of the value
     ///   is released with no handler attached, as Alamofire 4 sends such a request
     ///   (``SessionManager/startRequestsImmediately``). `false` for streams, which need a consumer.
-    init(session: SessionManager, spec: Transfer.Spec, startsOnRelease: Bool = true) {
-        var spec = spec
+    init(session: SessionManager, definition: Transfer.Definition, startsOnRelease: Bool = true) {
+        var definition = definition
         // A binding (an object, a lock and a weak reference) only for a request that has adapters.
-        let binding = spec.adapters.isEmpty ? nil : AdapterBinding()
+        let binding = definition.adapters.isEmpty ? nil : AdapterBinding()
         if let binding {
-            spec.adapters = spec.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
+            definition.adapters = definition.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
         }
-        let transfer = Transfer(session: session, spec: spec)
+        let transfer = Transfer(session: session, definition: definition)
         valueBox = startsOnRelease ? RequestValueBox(releaseStart: transfer) : nil
         self.transfer = transfer
         binding?.bind(transfer)
@@ -80,21 +80,21 @@ struct RequestCore: Sendable {
         self.transfer = transfer
     }
 
-    /// A core with a changed spec and a new, not yet started transfer — the one rule for modifiers
+    /// A core with a changed definition and a new, not yet started transfer — the one rule for modifiers
     /// that change what is sent (docs/Architecture.md, "Requests are values").
     ///
     /// Applied to a request whose transfer is committed (a response handler is attached, or it
     /// started), the new request sends nothing: its handlers get
     /// ``CurlfireError/requestAlreadyStarted(modifier:)``. A silent second request is never sent.
-    func reshaped(_ modifier: String = #function, _ change: (inout Transfer.Spec) -> Void) -> RequestCore {
-        var spec = self.spec
+    func reshaped(_ modifier: String = #function, _ change: (inout Transfer.Definition) -> Void) -> RequestCore {
+        var definition = self.definition
         transfer.disarmReleaseStart() // replaced: the new request is the one sent
         if transfer.isCommitted {
-            spec.urlRequest = .failure(.requestAlreadyStarted(modifier: modifier))
-            return RequestCore(session: session, spec: spec, startsOnRelease: false)
+            definition.urlRequest = .failure(.requestAlreadyStarted(modifier: modifier))
+            return RequestCore(session: session, definition: definition, startsOnRelease: false)
         }
-        change(&spec)
-        return RequestCore(session: session, spec: spec, startsOnRelease: valueBox != nil)
+        change(&definition)
+        return RequestCore(session: session, definition: definition, startsOnRelease: valueBox != nil)
     }
 
     /// `"GET https://host/path (200)"`.
@@ -112,8 +112,8 @@ struct RequestCore: Sendable {
     /// A runnable `curl` command line, with the cookies the session would send for the URL (`-b`);
     /// credentials and cookie values shown only when `redactingCredentials` is false.
     func cURLDescription(redactingCredentials: Bool) -> String {
-        let request = transfer.request ?? spec.urlRequest.value
-        var command = CURLCommand(request: request, body: spec.body, credential: spec.credential,
+        let request = transfer.request ?? definition.urlRequest.value
+        var command = CURLCommand(request: request, body: definition.body, credential: definition.credential,
                                   configuration: session.configuration)
         if let url = request?.url { command.cookies = session.cookieStore.cookiesWaiting(for: url) }
         return command.text(redacted: redactingCredentials)
@@ -121,7 +121,7 @@ struct RequestCore: Sendable {
 }
 
 /// What every copy of one user's request value shares (one allocation): the transfer to start
-/// when the last copy goes away. The spec is the transfer's.
+/// when the last copy goes away. The definition is the transfer's.
 ///
 /// Alamofire 4 sends a request as soon as it is created when `startRequestsImmediately` is true,
 /// handler or not. A Curlfire request is a value whose chain calls (`authenticate`, `validate`,

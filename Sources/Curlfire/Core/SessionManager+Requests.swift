@@ -78,16 +78,16 @@ extension SessionManager {
         request(Self.build { try urlRequest.asURLRequest() }, interceptor: interceptor)
     }
 
-    /// Builds the spec of a data request: the request (or its error) and the session's defaults.
+    /// Builds the definition of a data request: the request (or its error) and the session's defaults.
     func request(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
         request(head: built.map(LazyRequest.built), interceptor: interceptor)
     }
 
-    /// Builds the spec of a data request from a request that may still be in its plain form.
+    /// Builds the definition of a data request from a request that may still be in its plain form.
     func request(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
-        var spec = dataSpec(head: head, interceptor: interceptor)
-        spec.cache = cacheSettings
-        return DataRequest(core: RequestCore(session: self, spec: spec))
+        var definition = dataDefinition(head: head, interceptor: interceptor)
+        definition.cache = cacheSettings
+        return DataRequest(core: RequestCore(session: self, definition: definition))
     }
 
     /// The plain parts of `URLRequest(url:method:headers:)` with the session's timeout, as
@@ -111,34 +111,34 @@ extension SessionManager {
         }
     }
 
-    /// The spec of a request: its request (or error), the session's adapters, retriers and
+    /// The definition of a request: its request (or error), the session's adapters, retriers and
     /// redirect handler, and the request's own interceptor (adapting after the session's
     /// adapters, asked before the session's retriers, as ``DataTransferRequest/intercept(using:)``).
-    func dataSpec(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Spec {
-        dataSpec(head: built.map(LazyRequest.built), interceptor: interceptor)
+    func dataDefinition(_ built: Result<URLRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Definition {
+        dataDefinition(head: built.map(LazyRequest.built), interceptor: interceptor)
     }
 
-    /// ``dataSpec(_:interceptor:)`` for a request that may still be in its plain form (which has no body).
-    func dataSpec(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Spec {
-        var spec = Transfer.Spec(head: head)
-        if case let .success(.built(request)) = spec.head {
+    /// ``dataDefinition(_:interceptor:)`` for a request that may still be in its plain form (which has no body).
+    func dataDefinition(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Definition {
+        var definition = Transfer.Definition(head: head)
+        if case let .success(.built(request)) = definition.head {
             if let body = request.httpBody, !body.isEmpty {
-                spec.body = .data(body)
+                definition.body = .data(body)
             } else if let stream = request.httpBodyStream {
                 // Alamofire 4 sends a URLRequest's body stream; it is streamed, never dropped.
                 let (body, sent) = Self.streamedBody(stream, of: request)
-                spec.body = body
-                spec.urlRequest = .success(sent)
+                definition.body = body
+                definition.urlRequest = .success(sent)
             }
         }
-        spec.adapters = sessionAdapters
-        spec.retriers = sessionRetriers
+        definition.adapters = sessionAdapters
+        definition.retriers = sessionRetriers
         if let interceptor {
-            spec.adapters.append(interceptor)
-            spec.retriers.insert(interceptor, at: 0)
+            definition.adapters.append(interceptor)
+            definition.retriers.insert(interceptor, at: 0)
         }
-        spec.redirectHandler = redirectHandler
-        return spec
+        definition.redirectHandler = redirectHandler
+        return definition
     }
 
     /// A request from a URL (resolved against ``SessionConfiguration/baseURL``), method and headers,

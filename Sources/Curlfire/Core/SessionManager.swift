@@ -84,8 +84,8 @@ public final class SessionManager: @unchecked Sendable {
     let liveTransfers = LiveTransfers()
     /// Identical requests in flight together, when ``SessionConfiguration/coalescesIdenticalRequests``.
     let coalescer = RequestCoalescer()
-    /// The last plain hop settings, boxed once for the plans that share them (Engine/TransferOptionsCache.swift).
-    let transferOptionsCache = TransferOptionsCache()
+    /// The last plain hop settings, boxed once for the plans that share them (Engine/AttemptOptionsCache.swift).
+    let attemptOptionsCache = AttemptOptionsCache()
 
     /// Creates a session.
     ///
@@ -193,7 +193,7 @@ public final class SessionManager: @unchecked Sendable {
     func planOptions(for request: URLRequest, credential: (user: String, password: String)?,
                      reportsProgress: Bool, followsWithoutAsking: Bool,
                      timeLimits: RequestTimeLimits = RequestTimeLimits(),
-                     rateLimits: RequestRateLimits = RequestRateLimits()) -> TransferOptions {
+                     rateLimits: RequestRateLimits = RequestRateLimits()) -> AttemptOptions {
         planOptions(for: .built(request), credential: credential, reportsProgress: reportsProgress,
                     followsWithoutAsking: followsWithoutAsking, timeLimits: timeLimits, rateLimits: rateLimits)
     }
@@ -203,8 +203,8 @@ public final class SessionManager: @unchecked Sendable {
     func planOptions(for request: LazyRequest, credential: (user: String, password: String)?,
                      reportsProgress: Bool, followsWithoutAsking: Bool,
                      timeLimits: RequestTimeLimits = RequestTimeLimits(),
-                     rateLimits: RequestRateLimits = RequestRateLimits()) -> TransferOptions {
-        var options = TransferOptions()
+                     rateLimits: RequestRateLimits = RequestRateLimits()) -> AttemptOptions {
+        var options = AttemptOptions()
         options.requestTimeout = request.timeoutInterval
         options.resourceTimeout = timeLimits.resourceTimeout(session: configuration.timeoutIntervalForResource)
         options.connectTimeout = timeLimits.connectTimeout

@@ -160,11 +160,11 @@ extension SessionManager {
 
     func upload(_ body: UploadBody, built: Result<URLRequest, CurlfireError>,
                 interceptor: (any RequestInterceptor)? = nil) -> UploadRequest {
-        var spec = dataSpec(built, interceptor: interceptor)
-        spec.body = body
-        spec.cache = cacheSettings // an upload's success invalidates the stored response for its URL
-        spec.makeRequestValue = { UploadRequest(DataRequest(core: $0)) }
-        return UploadRequest(DataRequest(core: RequestCore(session: self, spec: spec)))
+        var definition = dataDefinition(built, interceptor: interceptor)
+        definition.body = body
+        definition.cache = cacheSettings // an upload's success invalidates the stored response for its URL
+        definition.makeRequestValue = { UploadRequest(DataRequest(core: $0)) }
+        return UploadRequest(DataRequest(core: RequestCore(session: self, definition: definition)))
     }
 }
 

@@ -14,7 +14,7 @@ struct DownloadFiles: Sendable {
 }
 
 /// Writes a download's body straight to a file with POSIX `pwrite` as libcurl delivers it: nothing
-/// is kept in memory. Created per attempt by the download's `Transfer.Spec.makeSink`.
+/// is kept in memory. Created per attempt by the download's `Transfer.Definition.makeSink`.
 ///
 /// A fresh download writes a new file from byte 0. A resumed one (``Plan/resumeOffset`` > 0) looks
 /// at the final response head before writing anything:

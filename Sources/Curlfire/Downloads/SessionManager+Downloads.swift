@@ -122,26 +122,26 @@ extension SessionManager {
            let problem = DownloadDestinationCheck.problem(destination, for: request) {
             identity = .failure(problem)
         }
-        var spec = dataSpec(identity, interceptor: interceptor)
+        var definition = dataDefinition(identity, interceptor: interceptor)
         let originalResumeData: Data?
         switch start {
         case .fresh:
             originalResumeData = nil
-            spec.makeSink = { FileSink(plan: FileSink.Plan(fileURL: DownloadLocations.newTemporaryFile())) }
+            definition.makeSink = { FileSink(plan: FileSink.Plan(fileURL: DownloadLocations.newTemporaryFile())) }
         case let .resume(resume, original):
             originalResumeData = original
             let plan = FileSink.Plan(fileURL: URL(fileURLWithPath: resume.temporaryFile),
                                      resumeOffset: resume.bytesReceived, validators: resume.validators,
                                      totalBytes: resume.totalBytes, resumeRequest: resume.request)
-            spec.makeSink = { FileSink(plan: plan) }
+            definition.makeSink = { FileSink(plan: plan) }
         }
-        spec.makeRequestValue = { DownloadRequest(core: $0) }
-        spec.resumesDownloadOnRetry = true
-        if !body.isEmpty { spec.body = body } // else the request's own httpBody, if any (dataSpec)
-        spec.finishOutcome = { outcome in
+        definition.makeRequestValue = { DownloadRequest(core: $0) }
+        definition.resumesDownloadOnRetry = true
+        if !body.isEmpty { definition.body = body } // else the request's own httpBody, if any (dataDefinition)
+        definition.outcomeHook = { outcome in
             DownloadFinisher.finish(outcome, destination: destination, startedFrom: originalResumeData)
         }
-        return DownloadRequest(core: RequestCore(session: self, spec: spec))
+        return DownloadRequest(core: RequestCore(session: self, definition: definition))
     }
 }
 

@@ -37,10 +37,10 @@ struct AttemptPlan: Sendable {
     let hasBody: Bool
     let bodyLength: Int64
     /// The resolved settings (timeouts, version, proxy, trust, client certificate, …).
-    var options: TransferOptions { optionsBox.value }
+    var options: AttemptOptions { optionsBox.value }
     /// The settings behind one reference: the plan is copied several times per attempt, and the
     /// settings are 225 bytes with a dozen references.
-    private let optionsBox: ImmutableBox<TransferOptions>
+    private let optionsBox: ImmutableBox<AttemptOptions>
     /// The header lines for `CURLOPT_HTTPHEADER` (`Name: value`, `Name;` for an empty value,
     /// `Name:` to suppress a header libcurl would add).
     let headerLines: [String]
@@ -63,23 +63,23 @@ struct AttemptPlan: Sendable {
     ///   - request: the hop's request (adapted, or the redirect target).
     ///   - body:    the body it sends.
     ///   - options: the settings resolved for the hop's host (``SessionManager/planOptions(for:credential:reportsProgress:)``).
-    init(request: URLRequest, body: UploadBody, options: TransferOptions) {
+    init(request: URLRequest, body: UploadBody, options: AttemptOptions) {
         self.init(request: .built(request), body: body, optionsBox: ImmutableBox(options))
     }
 
     /// Plans a hop with settings already boxed (``init(request:body:optionsBox:)`` for a built request).
-    init(request: URLRequest, body: UploadBody, optionsBox: ImmutableBox<TransferOptions>) {
+    init(request: URLRequest, body: UploadBody, optionsBox: ImmutableBox<AttemptOptions>) {
         self.init(request: .built(request), body: body, optionsBox: optionsBox)
     }
 
     /// Plans a hop with settings already boxed: a session hands consecutive plain hops the same box
-    /// (``TransferOptionsCache``), so planning allocates none.
+    /// (``AttemptOptionsCache``), so planning allocates none.
     ///
     /// - Parameters:
     ///   - request:    the hop's request (adapted, or the redirect target).
     ///   - body:       the body it sends.
     ///   - optionsBox: the settings resolved for the hop's host, boxed.
-    init(request: LazyRequest, body: UploadBody, optionsBox: ImmutableBox<TransferOptions>) {
+    init(request: LazyRequest, body: UploadBody, optionsBox: ImmutableBox<AttemptOptions>) {
         let options = optionsBox.value
         self.head = request
         self.optionsBox = optionsBox

@@ -63,7 +63,7 @@ final class CurlAttempt: @unchecked Sendable {
     var transfer: Transfer { owner.unsafelyUnwrapped }
     var plan: AttemptPlan { storedPlan.unsafelyUnwrapped }
     var request: URLRequest { plan.request }
-    var options: TransferOptions { plan.options }
+    var options: AttemptOptions { plan.options }
     var sink: ResponseSink { storedSink.unsafelyUnwrapped }
     /// The lifecycle stage this attempt carries out.
     private(set) var stage: RequestStateMachine.Stage

@@ -2,7 +2,7 @@ import Foundation
 import FoundationNetworking
 
 /// A session's proxy settings as libcurl takes them, made once per session (the hot path copies a
-/// reference). `nil` in ``TransferOptions`` when the session sets no proxy option beyond ``SessionConfiguration/Proxy/none``
+/// reference). `nil` in ``AttemptOptions`` when the session sets no proxy option beyond ``SessionConfiguration/Proxy/none``
 /// or ``SessionConfiguration/Proxy/environment`` without a ``SessionConfiguration/noProxy`` list.
 final class ProxyRoute: Sendable {
     /// `CURLOPT_PROXY`: the proxy's URL; `nil` leaves libcurl reading the environment.

@@ -2,7 +2,7 @@ import Foundation
 import FoundationNetworking
 
 /// The transfer a request's adapters belong to, set once right after the transfer is made.
-/// Weak: the transfer's spec holds the adapters, which hold this.
+/// Weak: the transfer's definition holds the adapters, which hold this.
 /// `@unchecked Sendable`: its one mutable field, the weak transfer, is read and written only under `lock`.
 final class AdapterBinding: @unchecked Sendable {
     private let lock = Lock.make()
@@ -19,7 +19,7 @@ struct RequestBoundAdapter: RequestAdapter {
     let binding: AdapterBinding
     let base: any RequestAdapter
 
-    /// Binds `adapter` (unwrapped first if it was bound to an earlier transfer, as in a spec copied
+    /// Binds `adapter` (unwrapped first if it was bound to an earlier transfer, as in a definition copied
     /// by a modifier) to `binding`.
     init(binding: AdapterBinding, adapter: any RequestAdapter) {
         self.binding = binding

@@ -114,7 +114,7 @@ public struct StreamRequest: Request {
     }
 
     /// The validators of this value, for one consumer. The closures hold the transfer weakly: the
-    /// consumers live in the buffer, which the transfer's spec holds (a cycle that leaked every
+    /// consumers live in the buffer, which the transfer's definition holds (a cycle that leaked every
     /// stream whose consumer outlived it; LeakSanitizer, docs/Reliability.md "Leaks"). A running
     /// transfer is held by the engine; one that has ended has nothing to cancel.
     func makeValidation() -> StreamValidation {
@@ -175,13 +175,13 @@ extension SessionManager {
     private func streamRequest(_ built: Result<URLRequest, CurlfireError>, maximumBufferedBytes: Int,
                                body: UploadBody? = nil) -> StreamRequest {
         let buffer = StreamBuffer(highWater: maximumBufferedBytes)
-        var spec = dataSpec(built)
-        if let body { spec.body = body }
-        spec.retriers = []
-        spec.redirectHandler = nil
-        spec.makeSink = { StreamSink(buffer: buffer) }
-        spec.makeRequestValue = { StreamRequest(core: $0, buffer: buffer) }
-        let core = RequestCore(session: self, spec: spec, startsOnRelease: false)
+        var definition = dataDefinition(built)
+        if let body { definition.body = body }
+        definition.retriers = []
+        definition.redirectHandler = nil
+        definition.makeSink = { StreamSink(buffer: buffer) }
+        definition.makeRequestValue = { StreamRequest(core: $0, buffer: buffer) }
+        let core = RequestCore(session: self, definition: definition, startsOnRelease: false)
         buffer.transfer = core.transfer
         return StreamRequest(core: core, buffer: buffer)
     }

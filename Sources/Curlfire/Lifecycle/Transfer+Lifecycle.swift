@@ -31,10 +31,10 @@ extension NextHop {
 // `emitAttemptFinished` and following a redirect without a handler, which only dispatch.
 extension Transfer {
     /// The public request value for this transfer (a `DataRequest`, `UploadRequest`, `StreamRequest`, …).
-    /// A value made here has no ``RequestValueBox`` (it starts nothing on release, and reads the spec
+    /// A value made here has no ``RequestValueBox`` (it starts nothing on release, and reads the definition
     /// from the transfer): a request's events, notifications and retrier calls allocate nothing for it.
     var requestValue: any Request {
-        spec.makeRequestValue(RequestCore(transfer: self))
+        definition.makeRequestValue(RequestCore(transfer: self))
     }
 
     // MARK: - Events
@@ -53,7 +53,7 @@ extension Transfer {
 
     /// observability: posts `DidComplete` and sends ``EventMonitor/requestDidFinish(_:)``, then runs
     /// `delivery` once every monitor that ``EventMonitor/finishesBeforeDelivery`` is done with it.
-    func finishWithMonitors(then delivery: @escaping @Sendable () -> Void) {
+    func announceAwaitingMonitors(then delivery: @escaping @Sendable () -> Void) {
         let request = requestValue
         session.eventMonitor.post(Notification.Name.Task.DidComplete, request: request)
         session.eventMonitor.finish(request, then: delivery)
@@ -63,7 +63,7 @@ extension Transfer {
     func emitStarted() {
         // Only with monitors: each event closure captures a value, a context made even when `emit` drops it.
         if !session.eventMonitor.isEmpty {
-            switch spec.urlRequest {
+            switch definition.urlRequest {
             case let .success(request): emit { $0.request($1, didCreateInitialURLRequest: request) }
             case let .failure(error): emit { $0.request($1, didFailToCreateURLRequestWithError: error) }
             }
@@ -83,7 +83,7 @@ extension Transfer {
 
     /// Runs the adapters in order, each through its completion form, then calls `done` once.
     func runAdapters(_ initial: URLRequest, done: @escaping @Sendable (Result<URLRequest, CurlfireError>) -> Void) {
-        let adapters = spec.adapters
+        let adapters = definition.adapters
         guard !adapters.isEmpty else { return done(.success(initial)) }
         let session = session
         @Sendable func step(_ index: Int, _ request: URLRequest) {
@@ -114,8 +114,8 @@ extension Transfer {
         guard let response = outcome.response, let sent = outcome.request,
               let proposal = RedirectRules.redirect(from: sent, response: response)
         else { return send { $0.redirectDecided(follow: false, hop: nil, for: stage) } } // no usable Location: deliver the 3xx
-        let handler = spec.redirectHandler
-        guard let handler, !spec.redirectHandler.followsNatively else {
+        let handler = definition.redirectHandler
+        guard let handler, !definition.redirectHandler.followsNatively else {
             return follow(proposal.request, from: sent, keepsBody: proposal.keepsBody, response: response, stage: stage)
         }
         armResourceDeadline() // a handler may take its time
@@ -136,7 +136,7 @@ extension Transfer {
     private func follow(_ next: URLRequest, from sent: URLRequest, keepsBody: Bool, response: HTTPURLResponse,
                         stage: RequestStateMachine.Stage) {
         let leavesOrigin = !RedirectRules.sameOrigin(sent.url, next.url)
-        let hop = NextHop(request: next, body: spec.body, credential: spec.credential) // the machine drops what it must
+        let hop = NextHop(request: next, body: definition.body, credential: definition.credential) // the machine drops what it must
         let action: RequestStateMachine.Action = lock.withLock {
             machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin, hop: hop, for: stage)
         }
@@ -150,7 +150,7 @@ extension Transfer {
     /// Asks the retriers in order, off the engine thread; the first that retries (or fails) wins.
     func askRetriers(_ stage: RequestStateMachine.Stage, about error: CurlfireError) {
         armResourceDeadline() // a retrier may take its time
-        DispatchQueue.global().async { self.consultRetriers(self.spec.retriers[...], error: error, stage: stage) }
+        DispatchQueue.global().async { self.consultRetriers(self.definition.retriers[...], error: error, stage: stage) }
     }
 
     private func consultRetriers(_ retriers: ArraySlice<any RequestRetrier>, error: CurlfireError,
@@ -169,7 +169,7 @@ extension Transfer {
             guard result.retryRequired else {
                 return self.consultRetriers(retriers.dropFirst(), error: error, stage: stage)
             }
-            if self.spec.body.stream?.isStarted == true {
+            if self.definition.body.stream?.isStarted == true {
                 // A streamed body was (partly) read: a retry would send nothing or a part. Refused,
                 // typed: requestRetryFailed(retryError: bodyStreamFailed(.notReplayable), originalError:).
                 let failure = RequestStateMachine.RetryFailure(
@@ -224,9 +224,9 @@ extension Transfer {
 
     // MARK: - Finishing
 
-    /// Ends the request as the machine decided (its timers were cancelled by `perform`): delivers the
-    /// outcome the `finish` action carries (the last stage's, with a download's resume plan; `nil` when
-    /// no stage ended), as `kind` says.
+    /// The end, step 1 of 4, as the machine decided (its timers were cancelled by `perform`): makes
+    /// the final outcome from the one the `finish` action carries (the last stage's, with a
+    /// download's resume plan; `nil` when no stage ended), as `kind` says, then ``runOutcomeHooks(_:)``.
     func finish(_ kind: RequestStateMachine.Finish, outcome last: TransferOutcome?) {
         var outcome = last ?? Self.failedOutcome(.explicitlyCancelled, request: request)
         switch kind {
@@ -236,14 +236,14 @@ extension Transfer {
             outcome.error = .explicitlyCancelled
         case .resourceTimedOut:
             outcome.error = AttemptEnding.resourceTimeoutError(
-                seconds: spec.timeLimits.resourceTimeout(session: session.configuration.timeoutIntervalForResource))
+                seconds: definition.timeLimits.resourceTimeout(session: session.configuration.timeoutIntervalForResource))
         case .tooManyRedirects:
             let maximum = session.configuration.maximumRedirects
             outcome.error = .sessionTaskFailed(code: .tooManyRedirects, message: "Maximum (\(maximum)) redirects followed")
         case let .retryFailed(failure):
             outcome.error = .requestRetryFailed(retryError: failure.retryError, originalError: failure.originalError)
         }
-        complete(outcome)
+        runOutcomeHooks(outcome)
     }
 }
 

@@ -26,7 +26,7 @@ struct TransferOutcome: @unchecked Sendable {
     var allMetrics: [TransferMetrics]
     /// The sink of the last attempt (a download's file sink carries its file and resume data).
     var sink: ResponseSink?
-    /// A download's files and resume data, set by its `Spec.finishOutcome`; `nil` for other requests.
+    /// A download's files and resume data, set by its `Definition.outcomeHook`; `nil` for other requests.
     var download: DownloadFiles? {
         get { downloadBox?.value }
         set { downloadBox = newValue.map(ImmutableBox.init) }
@@ -44,7 +44,7 @@ struct TransferOutcome: @unchecked Sendable {
     /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
     var cacheStatus: CacheStatus = .network
     /// parity: a cancelled download drops its partial file and gives no resume data
-    /// (`DownloadRequest.cancel(createResumeData: false)`); read by the download's `finishOutcome`.
+    /// (`DownloadRequest.cancel(createResumeData: false)`); read by the download's `outcomeHook`.
     var discardsResumeData = false
 }
 
@@ -56,7 +56,7 @@ struct TransferOutcome: @unchecked Sendable {
 /// every mutable stored property is read and written only under `lock`, except the atomic `cancelFlag`).
 final class Transfer: @unchecked Sendable {
     /// How a transfer builds what it sends and where it puts what it receives.
-    struct Spec: Sendable {
+    struct Definition: Sendable {
         /// The request, or the error that prevented building it (reported when the transfer starts).
         var head: Result<LazyRequest, CurlfireError>
         /// ``head`` as Foundation's type (built on each read from a plain head).
@@ -73,7 +73,7 @@ final class Transfer: @unchecked Sendable {
         var allowsBodyInGET = false
         /// Runs once, off the engine thread, after the last attempt and before any handler sees the
         /// outcome (a download moves its file to its destination here). `nil` for most requests.
-        var finishOutcome: (@Sendable (TransferOutcome) -> TransferOutcome)?
+        var outcomeHook: (@Sendable (TransferOutcome) -> TransferOutcome)?
         // lifecycle: redirect handling and the public request value given to retriers, redirect
         // handlers and event monitors (Transfer+Lifecycle.swift).
         /// The redirect handler in effect; `nil` or ``Redirector/follow`` lets libcurl follow.
@@ -97,7 +97,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     let session: SessionManager
-    let spec: Spec
+    let definition: Definition
 
     /// Taken from ``LockPool/transfers`` and handed back by `deinit` (one allocation per request fewer).
     /// A `var` only so `deinit` can check it is unshared before the pool keeps it; never reassigned.
@@ -136,13 +136,13 @@ final class Transfer: @unchecked Sendable {
     /// a value can be released while `lock` is held (a progress closure that captured its request).
     private let releaseStartDisarmed = Atomic<Bool>(false)
 
-    init(session: SessionManager, spec: Spec) {
+    init(session: SessionManager, definition: Definition) {
         self.session = session
-        self.spec = spec
+        self.definition = definition
         startsImmediately = session.startRequestsImmediately
-        machine = RequestStateMachine(hasRetriers: !spec.retriers.isEmpty,
+        machine = RequestStateMachine(hasRetriers: !definition.retriers.isEmpty,
                                       maximumRedirects: session.configuration.maximumRedirects)
-        if case let .success(request) = spec.head { currentRequest = request }
+        if case let .success(request) = definition.head { currentRequest = request }
     }
 
     // MARK: - State for request values
@@ -209,7 +209,7 @@ final class Transfer: @unchecked Sendable {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let drainNow = lock.withLock { machine.attachHandler(handler) }
         if let drainNow {
-            drain(drainNow)
+            runHandlers(drainNow)
         } else if start {
             self.start()
         }
@@ -247,9 +247,9 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Gives the outcome to each handler the machine hands out, in attach order, until it hands out
+    /// Runs (or dispatches to its queue) each handler the machine hands out, in attach order, until it hands out
     /// none (one loop at a time: the machine's `attachHandler` or `outcomePublished` said to start it).
-    private func drain(_ outcome: TransferOutcome) {
+    private func runHandlers(_ outcome: TransferOutcome) {
         while let handler = lock.withLock({ machine.nextHandler() }) {
             switch handler.body {
             case let .inline(run): run(outcome)
@@ -396,13 +396,13 @@ final class Transfer: @unchecked Sendable {
     /// When `timeoutIntervalForResource` ends a request started now (monotonic; 0 for never):
     /// carried by the machine's `start` event.
     private func resourceDeadline() -> UInt64 {
-        Self.deadline(after: spec.timeLimits.resourceTimeout(session: session.configuration.timeoutIntervalForResource))
+        Self.deadline(after: definition.timeLimits.resourceTimeout(session: session.configuration.timeoutIntervalForResource))
     }
 
     /// Runs the adapters for a first attempt or a retry.
     private func adapt(_ stage: RequestStateMachine.Stage) {
         let initial: LazyRequest
-        switch spec.head {
+        switch definition.head {
         case let .failure(error):
             let result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, request: nil))
             return send { $0.adapted(.refused(result), for: stage) }
@@ -411,7 +411,7 @@ final class Transfer: @unchecked Sendable {
         }
         let startedAt = Date.timeIntervalSinceReferenceDate // the attempt's Timeline starts with its adapters
         // No adapter: the hop at once, without the completion closure below (a context per request).
-        guard !spec.adapters.isEmpty else {
+        guard !definition.adapters.isEmpty else {
             return adaptationEnded(.success(initial), initial: initial, startedAt: startedAt, stage: stage)
         }
         armResourceDeadline() // an adapter may wait
@@ -430,7 +430,7 @@ final class Transfer: @unchecked Sendable {
                                                          retryableError: error)
             send { $0.adapted(.failed(result), for: stage) }
         case let .success(request):
-            let hop = NextHop(head: request, body: spec.body, credential: spec.credential)
+            let hop = NextHop(head: request, body: definition.body, credential: definition.credential)
             send { $0.adapted(.succeeded(hop, startedAt: startedAt), for: stage) }
         }
     }
@@ -459,33 +459,33 @@ final class Transfer: @unchecked Sendable {
             return dataStream
         }
         var request = hop.head
-        if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: spec.allowsBodyInGET,
+        if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: definition.allowsBodyInGET,
                                               unsafeDefaultHeader: session.unsafeDefaultHeader)
-            ?? spec.timeLimits.validationError
-            ?? session.rateLimits(for: spec.rateLimits).validationError
+            ?? definition.timeLimits.validationError
+            ?? session.rateLimits(for: definition.rateLimits).validationError
             ?? session.resolveEntries.lazy.compactMap({ entry -> CurlfireError? in
                 if case let .failure(error) = entry { return error } else { return nil } }).first
             ?? session.tlsSettingsError(for: request) {
             return refused(error, request: request, stage: stage)
         }
-        if spec.cache != nil { // cache: hook 1, a hit ends the request without an attempt
+        if definition.cache != nil { // cache: hook 1, a hit ends the request without an attempt
             switch consultCache(request.urlRequest, stage: stage, startTime: startTime, candidate: start.cacheCandidate) {
             case .answered: return
             case let .send(sent): request = .built(sent)
             }
         }
         var sink: ResponseSink? = stream.map { ClosureSink(queue: $0.queue, closure: $0.closure) }
-        if spec.resumesDownloadOnRetry, let resume = start.downloadResume, let ifRange = resume.validators.ifRange {
+        if definition.resumesDownloadOnRetry, let resume = start.downloadResume, let ifRange = resume.validators.ifRange {
             // parity: a retried download continues from the bytes on disk.
             request.setValue("bytes=\(resume.resumeOffset)-", forHTTPHeaderField: "Range")
             request.setValue(ifRange, forHTTPHeaderField: "If-Range")
             sink = FileSink(plan: resume)
         }
         let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
-                                          followsWithoutAsking: spec.redirectHandler.followsNatively,
-                                          timeLimits: spec.timeLimits, rateLimits: spec.rateLimits)
-        let plan = AttemptPlan(request: request, body: hop.body, optionsBox: session.transferOptionsCache.box(options))
-        let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? spec.makeSink(),
+                                          followsWithoutAsking: definition.redirectHandler.followsNatively,
+                                          timeLimits: definition.timeLimits, rateLimits: definition.rateLimits)
+        let plan = AttemptPlan(request: request, body: hop.body, optionsBox: session.attemptOptionsCache.box(options))
+        let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? definition.makeSink(),
                                                  startTime: startTime, stage: stage)
         attempt.deadline = deadline
         if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: options.reportsProgress),
@@ -525,7 +525,7 @@ final class Transfer: @unchecked Sendable {
                                                     fromEngine: true)
         let action: RequestStateMachine.Action = lock.withLock {
             guard machine.stage == result.stage else { return .none } // a stale attempt (its file is not kept)
-            if spec.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
+            if definition.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
                 ended.retryResume = sink.retryResume(request: result.request)
             }
             if let response = result.lazyResponse { currentResponse = response }
@@ -587,36 +587,44 @@ final class Transfer: @unchecked Sendable {
 
     /// Removes the body file the transfer owns (an encoded multipart form), once.
     private func removeTemporaryBody() {
-        if case let .file(url, true) = spec.body { try? FileManager.default.removeItem(at: url) }
+        if case let .file(url, true) = definition.body { try? FileManager.default.removeItem(at: url) }
     }
 
-    /// Completes the transfer: no more attempts; handlers run.
-    func complete(_ finished: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
+    /// The end, step 2 of 4 (after ``finish(_:outcome:)`` made the final outcome): what the request's
+    /// definition does with its outcome — the body file it owns is removed, the cache stores or merges
+    /// the response (``runCacheHook(_:_:)``), a download moves its file (`outcomeHook`) — then
+    /// ``announce(_:)``.
+    func runOutcomeHooks(_ finished: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
         let outcome = finished // parity: a cancel(createResumeData: false) is in it (the machine's finish)
         removeTemporaryBody()
-        if let cache = spec.cache, outcome.cacheStatus == .network {
+        if let cache = definition.cache, outcome.cacheStatus == .network {
             // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread. A hit has
             // nothing to store: it is published where it was served (one thread hop fewer).
-            return DispatchQueue.global().async { self.completeWithCache(outcome, cache) }
+            return DispatchQueue.global().async { self.runCacheHook(outcome, cache) }
         }
-        if let finishOutcome = spec.finishOutcome {
+        if let outcomeHook = definition.outcomeHook {
             // Called on the engine thread (or the caller's): file work such as a download's move
             // runs on a global queue; until it is done the transfer still counts as running.
-            DispatchQueue.global().async { self.publish(finishOutcome(outcome)) }
+            DispatchQueue.global().async { self.announce(outcomeHook(outcome)) }
         } else {
-            publish(outcome)
+            announce(outcome)
         }
     }
 
-    func publish(_ outcome: TransferOutcome) { // cache: internal for Transfer+Cache.swift
+    /// The end, step 3 of 4: monitors and observers are told (`DidComplete`,
+    /// ``EventMonitor/requestDidFinish(_:)``, waiting for those that finish before delivery), then
+    /// ``releaseHandlers(_:)``.
+    func announce(_ outcome: TransferOutcome) { // cache: internal for Transfer+Cache.swift
         if !session.eventMonitor.finishers.isEmpty { // observability: handlers wait for those monitors
-            return finishWithMonitors { self.deliver(outcome) }
+            return announceAwaitingMonitors { self.releaseHandlers(outcome) }
         }
         emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
-        deliver(outcome)
+        releaseHandlers(outcome)
     }
 
-    private func deliver(_ outcome: TransferOutcome) {
+    /// The end, step 4 of 4: the machine takes the outcome and lets its handlers go
+    /// (``runHandlers(_:)``); progress closures are dropped.
+    private func releaseHandlers(_ outcome: TransferOutcome) {
         session.liveTransfers.remove(self) // parity: cancelAllRequests()
         lock.lock()
         let drainNow = machine.outcomePublished(outcome)
@@ -630,7 +638,7 @@ final class Transfer: @unchecked Sendable {
         withExtendedLifetime(droppedProgress) {}
         if let drainNow {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.
-            drain(drainNow)
+            runHandlers(drainNow)
         }
     }
 }

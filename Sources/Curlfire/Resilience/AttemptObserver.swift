@@ -32,9 +32,9 @@ extension Transfer {
     /// Tells the request's retriers that observe attempts how this one ended. Nothing to do (and
     /// nothing spent) when the request has no retriers.
     func reportAttempt(_ result: AttemptResult) {
-        guard !spec.retriers.isEmpty else { return }
+        guard !definition.retriers.isEmpty else { return }
         var report: AttemptReport?
-        for case let observer as any AttemptObserver in spec.retriers {
+        for case let observer as any AttemptObserver in definition.retriers {
             if report == nil {
                 report = AttemptReport(host: ResilienceKey.key(for: result.head.url),
                                        isFirstAttempt: result.stage.attempt == 1 && result.stage.hop == 0,

@@ -98,7 +98,7 @@ extension Transfer {
         case .follow:
             return true
         case let .lead(number):
-            let carrier = Transfer(session: session, spec: spec)
+            let carrier = Transfer(session: session, definition: definition)
             coalescer.board(carrier, flight: number)
             let shared = CurlAttempt(transfer: carrier, plan: plan, body: .none, sink: MemorySink(), startTime: startTime,
                                      stage: stage)

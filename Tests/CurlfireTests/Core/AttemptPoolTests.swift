@@ -11,7 +11,7 @@ final class AttemptPoolTests: XCTestCase {
         throws -> AttemptPlan {
         var request = URLRequest(url: try XCTUnwrap(URL(string: url)))
         request.setValue("secret", forHTTPHeaderField: "X-Private")
-        var options = TransferOptions()
+        var options = AttemptOptions()
         options.requestTimeout = timeout
         options.credential = credential
         options.maximumDownloadBytesPerSecond = credential == nil ? nil : 1_000
@@ -19,7 +19,7 @@ final class AttemptPoolTests: XCTestCase {
     }
 
     private func transfer(_ session: SessionManager, _ url: String) throws -> Transfer {
-        Transfer(session: session, spec: .init(urlRequest: .success(URLRequest(url: try XCTUnwrap(URL(string: url))))))
+        Transfer(session: session, definition: .init(urlRequest: .success(URLRequest(url: try XCTUnwrap(URL(string: url))))))
     }
 
     func testThatARecycledAttemptIsReusedAndKeepsNothingOfItsRequest() throws {

@@ -74,8 +74,8 @@ final class CancelFlagTests: XCTestCase {
 
     private func makeAttempt(session: SessionManager, sink: ResponseSink) throws -> (Transfer, CurlAttempt) {
         let request = URLRequest(url: try XCTUnwrap(URL(string: "http://127.0.0.1:1/never-started")))
-        let transfer = Transfer(session: session, spec: .init(urlRequest: .success(request)))
-        let plan = AttemptPlan(request: request, body: .none, options: TransferOptions())
+        let transfer = Transfer(session: session, definition: .init(urlRequest: .success(request)))
+        let plan = AttemptPlan(request: request, body: .none, options: AttemptOptions())
         let attempt = CurlAttempt(transfer: transfer, plan: plan, body: .none, sink: sink,
                                   startTime: Date.timeIntervalSinceReferenceDate,
                                   stage: .init(attempt: 1, hop: 0, generation: 1))

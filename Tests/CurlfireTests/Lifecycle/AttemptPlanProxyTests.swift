@@ -8,7 +8,7 @@ import XCTest
 /// the proxy's address, its credentials, `noProxy` and proxy-only headers.
 final class AttemptPlanProxyTests: XCTestCase {
     private func written(_ configuration: SessionConfiguration, url: String = "https://origin.test/get")
-        throws -> (TransferOptions, AttemptPlanTests.Recorder) {
+        throws -> (AttemptOptions, AttemptPlanTests.Recorder) {
         let request = URLRequest(url: try XCTUnwrap(URL(string: url)))
         let session = SessionManager(configuration: configuration)
         let options = session.planOptions(for: request, credential: nil, reportsProgress: false, followsWithoutAsking: true)

@@ -143,7 +143,7 @@ final class AttemptPlanTests: XCTestCase {
         var defaults = HTTPHeaders()
         defaults["User-Agent"] = "Curlfire-test"
         defaults["Accept-Encoding"] = "gzip"
-        var options = TransferOptions()
+        var options = AttemptOptions()
         options.defaultHeaders = defaults
         options.sessionHeaderLines = SessionHeaderLines(defaults: defaults)
         let url = try XCTUnwrap(URL(string: "http://example.test/x"))

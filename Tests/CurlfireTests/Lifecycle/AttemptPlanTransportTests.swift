@@ -8,7 +8,7 @@ import XCTest
 /// timeouts, deadlines and the HTTP version.
 final class AttemptPlanTransportTests: XCTestCase {
     private func options(_ session: SessionManager, _ request: URLRequest,
-                         limits: RequestTimeLimits = RequestTimeLimits()) -> (TransferOptions, AttemptPlanTests.Recorder) {
+                         limits: RequestTimeLimits = RequestTimeLimits()) -> (AttemptOptions, AttemptPlanTests.Recorder) {
         let options = session.planOptions(for: request, credential: nil, reportsProgress: false,
                                           followsWithoutAsking: true, timeLimits: limits)
         var recorder = AttemptPlanTests.Recorder()

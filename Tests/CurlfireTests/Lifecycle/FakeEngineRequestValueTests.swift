@@ -4,7 +4,7 @@ import FoundationNetworking
 import XCTest
 
 /// The request values Curlfire makes for monitors, notifications and retriers (`Transfer.requestValue`)
-/// carry no release box: they read the transfer's spec, and releasing one starts nothing. Through a
+/// carry no release box: they read the transfer's definition, and releasing one starts nothing. Through a
 /// fake engine (FakeEngine.swift): no libcurl, no network.
 final class FakeEngineRequestValueTests: XCTestCase {
     private let url = "http://fake.test/resource"

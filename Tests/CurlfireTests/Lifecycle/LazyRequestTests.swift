@@ -56,13 +56,13 @@ final class LazyRequestTests: XCTestCase {
         let session = FakeEngine().session()
         session.startRequestsImmediately = false
         let url = "http://fake.test/x"
-        XCTAssertTrue(isPlain(session.request(url).core.spec.head.value))
-        XCTAssertTrue(isPlain(session.request(URL(string: url)!, method: .put).core.spec.head.value))
-        XCTAssertFalse(isPlain(session.request(url, headers: ["A": "b"]).core.spec.head.value))
-        XCTAssertFalse(isPlain(session.request(url, parameters: ["q": "1"]).core.spec.head.value))
-        XCTAssertFalse(isPlain(session.request(url, encoding: JSONEncoding.default).core.spec.head.value))
-        XCTAssertFalse(isPlain(session.request(url, requestModifier: { $0.timeoutInterval = 5 }).core.spec.head.value))
-        XCTAssertFalse(isPlain(session.request(URLRequest(url: URL(string: url)!)).core.spec.head.value))
+        XCTAssertTrue(isPlain(session.request(url).core.definition.head.value))
+        XCTAssertTrue(isPlain(session.request(URL(string: url)!, method: .put).core.definition.head.value))
+        XCTAssertFalse(isPlain(session.request(url, headers: ["A": "b"]).core.definition.head.value))
+        XCTAssertFalse(isPlain(session.request(url, parameters: ["q": "1"]).core.definition.head.value))
+        XCTAssertFalse(isPlain(session.request(url, encoding: JSONEncoding.default).core.definition.head.value))
+        XCTAssertFalse(isPlain(session.request(url, requestModifier: { $0.timeoutInterval = 5 }).core.definition.head.value))
+        XCTAssertFalse(isPlain(session.request(URLRequest(url: URL(string: url)!)).core.definition.head.value))
     }
 
     /// With no adapter, no cache and no monitor, the hop, the attempt's plan, the outcome and the

@@ -37,7 +37,7 @@ struct HARRequestContext {
         }
         guard let core else { return }
         defaultHeaders = core.session.configuration.httpAdditionalHeaders
-        if case let .data(data) = core.spec.body { body = data }
+        if case let .data(data) = core.definition.body { body = data }
     }
 }
 

@@ -15,7 +15,7 @@ extension TLSTrustBridge: TLSContextConfiguring {}
 
 /// The transport settings of one attempt, resolved from the session's configuration and the
 /// request before the attempt reaches the engine.
-struct TransferOptions: Sendable {
+struct AttemptOptions: Sendable {
     /// Idle timeout: the transfer fails when nothing arrives for this long (and connecting may take this long).
     var requestTimeout: TimeInterval = 60
     /// Total time allowed for the transfer: the earlier of the session's resource timeout and the

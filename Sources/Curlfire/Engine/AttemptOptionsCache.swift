@@ -1,4 +1,4 @@
-/// The session's last plain ``TransferOptions`` behind their ``ImmutableBox``, handed to the next
+/// The session's last plain ``AttemptOptions`` behind their ``ImmutableBox``, handed to the next
 /// plan whose options are the same: every hop's ``AttemptPlan`` boxes its options, and consecutive
 /// plain requests of a session resolve to the same ones, so the box was one allocation per request
 /// for a copy of the previous one (docs/Performance.md, "pooled attempts").
@@ -11,13 +11,13 @@
 /// a client certificate, a Unix socket or a key log are never shared (a new box each time).
 ///
 /// `@unchecked Sendable`: `last` is read and written only under `lock`; the boxes are immutable.
-final class TransferOptionsCache: @unchecked Sendable {
+final class AttemptOptionsCache: @unchecked Sendable {
     private let lock = Lock.make()
-    private var last: ImmutableBox<TransferOptions>?
+    private var last: ImmutableBox<AttemptOptions>?
 
     /// `options` boxed: the box of the previous plain options when they are the same, else a new
     /// box, which is kept for the next plan when the options may be shared.
-    func box(_ options: TransferOptions) -> ImmutableBox<TransferOptions> {
+    func box(_ options: AttemptOptions) -> ImmutableBox<AttemptOptions> {
         guard Self.isShareable(options) else { return ImmutableBox(options) }
         if let cached = lock.withLock({ last }), Self.mayShare(cached.value, with: options) { return cached }
         let made = ImmutableBox(options)
@@ -27,14 +27,14 @@ final class TransferOptionsCache: @unchecked Sendable {
 
     /// Whether options may be kept for another plan: nothing in them is particular to one request
     /// beyond what ``mayShare(_:with:)`` compares.
-    static func isShareable(_ options: TransferOptions) -> Bool {
+    static func isShareable(_ options: AttemptOptions) -> Bool {
         options.credential == nil && options.clientCertificate == nil && options.unixSocket == nil
             && options.keyLogging == nil
     }
 
     /// Whether two shareable options of one session are the same: the per-request and per-host
     /// fields (the rest come from the session alone).
-    static func mayShare(_ cached: TransferOptions, with options: TransferOptions) -> Bool {
+    static func mayShare(_ cached: AttemptOptions, with options: AttemptOptions) -> Bool {
         cached.requestTimeout == options.requestTimeout && cached.resourceTimeout == options.resourceTimeout
             && cached.connectTimeout == options.connectTimeout && cached.followRedirects == options.followRedirects
             && cached.reportsProgress == options.reportsProgress

@@ -7,7 +7,7 @@ import XCTest
 final class TransferOptionsCacheTests: XCTestCase {
     private func options(_ session: SessionManager, _ url: String, timeout: TimeInterval = 60,
                          credential: (user: String, password: String)? = nil,
-                         progress: Bool = false) -> TransferOptions {
+                         progress: Bool = false) -> AttemptOptions {
         var request = URLRequest(url: URL(string: url)!)
         request.timeoutInterval = timeout
         return session.planOptions(for: request, credential: credential, reportsProgress: progress,
@@ -16,7 +16,7 @@ final class TransferOptionsCacheTests: XCTestCase {
 
     func testThatTheSamePlainSettingsShareOneBox() {
         let session = SessionManager()
-        let cache = TransferOptionsCache()
+        let cache = AttemptOptionsCache()
         let first = cache.box(options(session, "http://127.0.0.1:1/a"))
         let second = cache.box(options(session, "http://127.0.0.1:1/b"))
         XCTAssertTrue(first === second)
@@ -24,7 +24,7 @@ final class TransferOptionsCacheTests: XCTestCase {
 
     func testThatDifferentSettingsGetTheirOwnBox() {
         let session = SessionManager()
-        let cache = TransferOptionsCache()
+        let cache = AttemptOptionsCache()
         let plain = cache.box(options(session, "http://127.0.0.1:1/a"))
         let slower = cache.box(options(session, "http://127.0.0.1:1/a", timeout: 5))
         XCTAssertFalse(plain === slower)
@@ -38,7 +38,7 @@ final class TransferOptionsCacheTests: XCTestCase {
 
     func testThatCredentialsAreNeverShared() {
         let session = SessionManager()
-        let cache = TransferOptionsCache()
+        let cache = AttemptOptionsCache()
         let plain = cache.box(options(session, "http://127.0.0.1:1/a"))
         let first = cache.box(options(session, "http://127.0.0.1:1/a", credential: ("u", "p")))
         let second = cache.box(options(session, "http://127.0.0.1:1/a", credential: ("v", "q")))
@@ -53,7 +53,7 @@ final class TransferOptionsCacheTests: XCTestCase {
         let session = SessionManager(serverTrustPolicyManager: ServerTrustPolicyManager(policies: [
             "pinned.test": .disableEvaluation,
         ]))
-        let cache = TransferOptionsCache()
+        let cache = AttemptOptionsCache()
         let pinned = cache.box(options(session, "https://pinned.test/a"))
         XCTAssertNotNil(pinned.value.trust)
         let other = cache.box(options(session, "https://other.test/a"))
