@@ -4,6 +4,9 @@ import FoundationNetworking
 /// Delivers chunks to a closure on a queue; a chunk is consumed when the closure returns.
 /// Its validators run on the queue before the first chunk; a failure drops every chunk and ends
 /// the stream with the validation error.
+///
+/// `@unchecked Sendable`: `lock` guards `pending`; every other stored property is set once in `init`
+/// (the weak `buffer` too, and the runtime reads a weak reference atomically).
 final class ClosureStreamConsumer: StreamConsumer, @unchecked Sendable {
     private let queue: DispatchQueue
     private weak var buffer: StreamBuffer?
