@@ -593,9 +593,9 @@ final class Transfer: @unchecked Sendable {
     /// The end, step 2 of 4 (after ``finish(_:outcome:)`` made the final outcome): what the request's
     /// definition does with its outcome — the body file it owns is removed, the cache stores or merges
     /// the response (``runCacheHook(_:_:)``), a download moves its file (`outcomeHook`) — then
-    /// ``announce(_:)``.
-    func runOutcomeHooks(_ finished: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
-        let outcome = finished // parity: a cancel(createResumeData: false) is in it (the machine's finish)
+    /// ``announce(_:)``. `outcome` already says whether a `cancel(createResumeData: false)` dropped
+    /// the resume data (the machine's `finish` action set it).
+    func runOutcomeHooks(_ outcome: TransferOutcome) { // lifecycle: internal for Transfer+Lifecycle.swift
         removeTemporaryBody()
         if let cache = definition.cache, outcome.cacheStatus == .network {
             // cache: hook 2, store / merge a 304 / stale-if-error, off the engine thread. A hit has
