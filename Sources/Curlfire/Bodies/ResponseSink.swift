@@ -29,6 +29,14 @@ final class MemorySink: ResponseSink {
         data.append(bytes.bindMemory(to: UInt8.self))
         return true
     }
+
+    /// Moves the bytes out and leaves the sink empty: a pooled attempt's own sink
+    /// (``CurlAttempt``) hands its body over this way and serves the attempt's next request.
+    func takeData() -> Data {
+        let taken = data
+        data = Data()
+        return taken
+    }
 }
 
 /// Hands each chunk to a closure on a serial queue, in order, and keeps nothing: the sink of a data

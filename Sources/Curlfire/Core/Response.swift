@@ -23,7 +23,9 @@ public struct DefaultDataResponse: Sendable {
     /// What libcurl measured about the (last) attempt.
     public let metrics: TransferMetrics?
     /// Metrics of every attempt, oldest first (more than one after retries).
-    public let allMetrics: [TransferMetrics]
+    public var allMetrics: [TransferMetrics] { metricsHistory.all }
+    /// ``allMetrics`` without an array for a single hop.
+    let metricsHistory: MetricsHistory
     /// Where the response came from: the network or the session's ``ResponseCache``.
     public let cacheStatus: CacheStatus
 
@@ -32,12 +34,12 @@ public struct DefaultDataResponse: Sendable {
                 timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
                 cacheStatus: CacheStatus = .network) {
         self.init(request: request, lazyResponse: LazyResponse.wrapping(response), data: data, error: error,
-                  timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
+                  timeline: timeline, metrics: metrics, allMetrics: MetricsHistory(allMetrics), cacheStatus: cacheStatus)
     }
 
     /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
     init(request: URLRequest?, lazyResponse: LazyResponse?, data: Data?, error: CurlfireError?,
-         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: MetricsHistory = [],
          cacheStatus: CacheStatus = .network) {
         self.init(head: request.map(LazyRequest.built), lazyResponse: lazyResponse, data: data, error: error,
                   timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
@@ -45,7 +47,7 @@ public struct DefaultDataResponse: Sendable {
 
     /// Creates a response around a request and a head that are built into Foundation's types when first read.
     init(head: LazyRequest?, lazyResponse: LazyResponse?, data: Data?, error: CurlfireError?,
-         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: MetricsHistory = [],
          cacheStatus: CacheStatus = .network) {
         self.cacheStatus = cacheStatus
         self.head = head
@@ -54,7 +56,7 @@ public struct DefaultDataResponse: Sendable {
         self.error = error
         self.timeline = timeline
         self.metrics = metrics
-        self.allMetrics = allMetrics
+        self.metricsHistory = allMetrics
     }
 }
 
@@ -80,7 +82,9 @@ public struct DataResponse<Value> {
     /// What libcurl measured about the (last) attempt.
     public let metrics: TransferMetrics?
     /// Metrics of every attempt, oldest first (more than one after retries).
-    public let allMetrics: [TransferMetrics]
+    public var allMetrics: [TransferMetrics] { metricsHistory.all }
+    /// ``allMetrics`` without an array for a single hop.
+    let metricsHistory: MetricsHistory
     /// Where the response came from: the network or the session's ``ResponseCache``.
     public let cacheStatus: CacheStatus
 
@@ -94,13 +98,13 @@ public struct DataResponse<Value> {
                 timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
                 cacheStatus: CacheStatus = .network) {
         self.init(request: request, lazyResponse: LazyResponse.wrapping(response), data: data, result: result,
-                  timeline: timeline, metrics: metrics, allMetrics: allMetrics,
+                  timeline: timeline, metrics: metrics, allMetrics: MetricsHistory(allMetrics),
                   cacheStatus: cacheStatus)
     }
 
     /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
     init(request: URLRequest?, lazyResponse: LazyResponse?, data: Data?, result: Result<Value, CurlfireError>,
-         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: MetricsHistory = [],
          cacheStatus: CacheStatus = .network) {
         self.init(head: request.map(LazyRequest.built), lazyResponse: lazyResponse, data: data, result: result,
                   timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
@@ -108,7 +112,7 @@ public struct DataResponse<Value> {
 
     /// Creates a response around a request and a head that are built into Foundation's types when first read.
     init(head: LazyRequest?, lazyResponse: LazyResponse?, data: Data?, result: Result<Value, CurlfireError>,
-         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = [],
+         timeline: Timeline = Timeline(), metrics: TransferMetrics? = nil, allMetrics: MetricsHistory = [],
          cacheStatus: CacheStatus = .network) {
         self.cacheStatus = cacheStatus
         self.head = head
@@ -117,13 +121,13 @@ public struct DataResponse<Value> {
         self.result = result
         self.timeline = timeline
         self.metrics = metrics
-        self.allMetrics = allMetrics
+        self.metricsHistory = allMetrics
     }
 
     /// The same response with the success value transformed.
     public func map<T>(_ transform: (Value) -> T) -> DataResponse<T> {
         DataResponse<T>(head: head, lazyResponse: lazyResponse, data: data, result: result.map(transform),
-                        timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
+                        timeline: timeline, metrics: metrics, allMetrics: metricsHistory, cacheStatus: cacheStatus)
     }
 
     /// The same response with the success value transformed by a throwing closure; a thrown error
@@ -137,13 +141,13 @@ public struct DataResponse<Value> {
             }
         }
         return DataResponse<T>(head: head, lazyResponse: lazyResponse, data: data, result: mapped,
-                               timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
+                               timeline: timeline, metrics: metrics, allMetrics: metricsHistory, cacheStatus: cacheStatus)
     }
 
     /// The same response with the failure transformed.
     public func mapError(_ transform: (CurlfireError) -> CurlfireError) -> DataResponse<Value> {
         DataResponse(head: head, lazyResponse: lazyResponse, data: data, result: result.mapError(transform),
-                     timeline: timeline, metrics: metrics, allMetrics: allMetrics, cacheStatus: cacheStatus)
+                     timeline: timeline, metrics: metrics, allMetrics: metricsHistory, cacheStatus: cacheStatus)
     }
 }
 

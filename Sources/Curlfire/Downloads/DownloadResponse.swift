@@ -27,7 +27,9 @@ public struct DefaultDownloadResponse: Sendable {
     /// What libcurl measured about the (last) attempt.
     public let metrics: TransferMetrics?
     /// Metrics of every attempt, oldest first.
-    public let allMetrics: [TransferMetrics]
+    public var allMetrics: [TransferMetrics] { metricsHistory.all }
+    /// ``allMetrics`` without an array for a single hop.
+    let metricsHistory: MetricsHistory
 
     /// Creates a response; the engine does this.
     public init(request: URLRequest?, response: HTTPURLResponse?, temporaryURL: URL?, destinationURL: URL?,
@@ -35,13 +37,13 @@ public struct DefaultDownloadResponse: Sendable {
                 metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
         self.init(request: request, lazyResponse: LazyResponse.wrapping(response), temporaryURL: temporaryURL,
                   destinationURL: destinationURL, resumeData: resumeData, error: error, timeline: timeline,
-                  metrics: metrics, allMetrics: allMetrics)
+                  metrics: metrics, allMetrics: MetricsHistory(allMetrics))
     }
 
     /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
     init(request: URLRequest?, lazyResponse: LazyResponse?, temporaryURL: URL?, destinationURL: URL?,
                 resumeData: Data?, error: CurlfireError?, timeline: Timeline = Timeline(),
-                metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+                metrics: TransferMetrics? = nil, allMetrics: MetricsHistory = []) {
         self.request = request
         self.lazyResponse = lazyResponse
         self.temporaryURL = temporaryURL
@@ -50,7 +52,7 @@ public struct DefaultDownloadResponse: Sendable {
         self.error = error
         self.timeline = timeline
         self.metrics = metrics
-        self.allMetrics = allMetrics
+        self.metricsHistory = allMetrics
     }
 }
 
@@ -77,7 +79,9 @@ public struct DownloadResponse<Value> {
     /// What libcurl measured about the (last) attempt.
     public let metrics: TransferMetrics?
     /// Metrics of every attempt, oldest first.
-    public let allMetrics: [TransferMetrics]
+    public var allMetrics: [TransferMetrics] { metricsHistory.all }
+    /// ``allMetrics`` without an array for a single hop.
+    let metricsHistory: MetricsHistory
 
     /// The success value, or `nil`.
     public var value: Value? { result.value }
@@ -92,13 +96,13 @@ public struct DownloadResponse<Value> {
                 metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
         self.init(request: request, lazyResponse: LazyResponse.wrapping(response), temporaryURL: temporaryURL,
                   destinationURL: destinationURL, resumeData: resumeData, result: result,
-                  timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+                  timeline: timeline, metrics: metrics, allMetrics: MetricsHistory(allMetrics))
     }
 
     /// Creates a response around a head that becomes an `HTTPURLResponse` when first read.
     init(request: URLRequest?, lazyResponse: LazyResponse?, temporaryURL: URL?, destinationURL: URL?,
                 resumeData: Data?, result: Result<Value, CurlfireError>, timeline: Timeline = Timeline(),
-                metrics: TransferMetrics? = nil, allMetrics: [TransferMetrics] = []) {
+                metrics: TransferMetrics? = nil, allMetrics: MetricsHistory = []) {
         self.request = request
         self.lazyResponse = lazyResponse
         self.temporaryURL = temporaryURL
@@ -107,13 +111,13 @@ public struct DownloadResponse<Value> {
         self.result = result
         self.timeline = timeline
         self.metrics = metrics
-        self.allMetrics = allMetrics
+        self.metricsHistory = allMetrics
     }
 
     private func with<T>(_ result: Result<T, CurlfireError>) -> DownloadResponse<T> {
         DownloadResponse<T>(request: request, lazyResponse: lazyResponse, temporaryURL: temporaryURL,
                             destinationURL: destinationURL, resumeData: resumeData, result: result,
-                            timeline: timeline, metrics: metrics, allMetrics: allMetrics)
+                            timeline: timeline, metrics: metrics, allMetrics: metricsHistory)
     }
 
     /// The same response with the success value transformed.

@@ -18,7 +18,11 @@ struct AttemptResult: @unchecked Sendable {
     /// The response head, made into an `HTTPURLResponse` off the engine thread when first read.
     var lazyResponse: LazyResponse?
     var response: HTTPURLResponse? { lazyResponse?.response }
-    var sink: ResponseSink
+    /// The sink the attempt wrote to; `nil` when it wrote to its own memory sink, whose bytes are ``body``.
+    var sink: ResponseSink?
+    /// The body of an attempt that wrote to memory with its own sink (``CurlAttempt``, a pooled
+    /// attempt keeps that sink), moved out of it when the attempt ended.
+    var body: Data? = nil
     /// How the attempt ended.
     var ending: AttemptEnding
     /// The error users see, from ``ending``.
@@ -31,11 +35,14 @@ struct AttemptResult: @unchecked Sendable {
     var uploadedBodyBytes: Int64 = 0
     /// The lifecycle stage the attempt belongs to.
     var stage: RequestStateMachine.Stage
+
+    /// Response-body bytes received, whichever sink held them.
+    var receivedBodyBytes: Int64 { sink?.byteCount ?? Int64(body?.count ?? 0) }
 }
 
 extension AttemptResult {
     /// The result of an attempt that sent a built request (every field as the memberwise initializer).
-    init(request: URLRequest, lazyResponse: LazyResponse?, sink: ResponseSink, ending: AttemptEnding,
+    init(request: URLRequest, lazyResponse: LazyResponse?, sink: ResponseSink?, ending: AttemptEnding,
          metrics: TransferMetrics?, startTime: TimeInterval, initialResponseTime: TimeInterval,
          completedTime: TimeInterval, uploadedBodyBytes: Int64 = 0, stage: RequestStateMachine.Stage) {
         self.init(head: .built(request), lazyResponse: lazyResponse, sink: sink, ending: ending, metrics: metrics,
@@ -65,6 +72,12 @@ final class CurlAttempt: @unchecked Sendable {
     var request: URLRequest { plan.request }
     var options: AttemptOptions { plan.options }
     var sink: ResponseSink { storedSink.unsafelyUnwrapped }
+    /// The sink of a request whose body goes to memory (the usual one), made with the attempt and
+    /// kept while it waits in the pool: such a request then allocates no sink. Its bytes leave it
+    /// when the attempt ends (``AttemptResult/body``), so no result references it.
+    private var ownMemory: MemorySink?
+    /// Whether ``sink`` is ``ownMemory`` (the transfer asked for no sink of its own).
+    private(set) var usesOwnMemory = false
     /// The lifecycle stage this attempt carries out.
     private(set) var stage: RequestStateMachine.Stage
     /// The sink's optional roles, resolved once: the callbacks run per chunk and a protocol cast is
@@ -145,7 +158,7 @@ final class CurlAttempt: @unchecked Sendable {
         idleClock.restart() // a held transfer was not idle
     }
 
-    init(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink, startTime: TimeInterval,
+    init(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
          stage: RequestStateMachine.Stage) {
         self.stage = stage
         reader = BodyReader.make(body)
@@ -156,7 +169,7 @@ final class CurlAttempt: @unchecked Sendable {
 
     /// Makes a pooled attempt (``clear()`` emptied it) the new attempt these arguments describe, as
     /// ``init(transfer:plan:body:sink:startTime:stage:)`` would make it.
-    func reuse(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink, startTime: TimeInterval,
+    func reuse(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
                stage: RequestStateMachine.Stage) {
         self.stage = stage
         reader = BodyReader.make(body)
@@ -166,14 +179,22 @@ final class CurlAttempt: @unchecked Sendable {
     }
 
     /// What the initializer and ``reuse(transfer:plan:body:sink:startTime:stage:)`` share.
-    private func take(transfer: Transfer, plan: AttemptPlan, sink: ResponseSink) {
+    private func take(transfer: Transfer, plan: AttemptPlan, sink: ResponseSink?) {
         owner = transfer
         storedPlan = plan
-        storedSink = sink
+        if let sink {
+            storedSink = sink
+            usesOwnMemory = false
+        } else {
+            let memory = ownMemory ?? MemorySink()
+            ownMemory = memory
+            storedSink = memory
+            usesOwnMemory = true
+        }
         if let rate = plan.options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
         if let rate = plan.options.maximumUploadBytesPerSecond { uploadPacer = RatePacer(bytesPerSecond: rate) }
-        headObserver = sink as? ResponseHeadObserver
-        backPressure = sink as? BackPressureSink
+        headObserver = storedSink as? ResponseHeadObserver
+        backPressure = storedSink as? BackPressureSink
         if let shared = plan.sharedHeaderList {
             headerList = shared.plainList // owned by the session's lines, which the plan retains
             ownsHeaderList = false
@@ -193,6 +214,8 @@ final class CurlAttempt: @unchecked Sendable {
         owner = nil
         storedPlan = nil
         storedSink = nil
+        if usesOwnMemory { _ = ownMemory?.takeData() } // an attempt cleared without ending keeps no body
+        usesOwnMemory = false
         headObserver = nil
         backPressure = nil
         reader = BodyReader.make(.none)
@@ -509,7 +532,9 @@ final class CurlAttempt: @unchecked Sendable {
         reader.finish()
         live?.finished()
         live = nil
-        return AttemptResult(head: plan.head, lazyResponse: response, sink: sink, ending: ending, metrics: metrics,
+        let ownBody = usesOwnMemory ? ownMemory?.takeData() : nil
+        return AttemptResult(head: plan.head, lazyResponse: response, sink: usesOwnMemory ? nil : sink, body: ownBody,
+                             ending: ending, metrics: metrics,
                              startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now,
                              uploadedBodyBytes: max(bodyLength, lastProgress.3), stage: stage)
     }

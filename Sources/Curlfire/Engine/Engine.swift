@@ -97,7 +97,7 @@ final class Engine: @unchecked Sendable {
     var isCurrentThread: Bool { Thread.current === thread }
 
     /// An attempt from the engine's pool (AttemptPool.swift), filled on the caller's thread.
-    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink,
+    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?,
                      startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt {
         attemptPool.take(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
     }

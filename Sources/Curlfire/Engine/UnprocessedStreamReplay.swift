@@ -44,7 +44,7 @@ enum UnprocessedStreamReplay {
     /// Whether `result`, the outcome of `attempt`, should be replaced by a new attempt.
     static func shouldReplay(_ result: AttemptResult, of attempt: CurlAttempt) -> Bool {
         attempt.replays < limit && attempt.abortReason == nil && !attempt.transfer.isCancelFlagged
-            && isUnprocessed(result.ending, mayBeHTTP2: mayBeHTTP2(attempt.plan), receivedBytes: result.sink.byteCount)
+            && isUnprocessed(result.ending, mayBeHTTP2: mayBeHTTP2(attempt.plan), receivedBytes: result.receivedBodyBytes)
     }
 
     /// Whether the hop may have gone over HTTP/2 (ALPN may still have chosen HTTP/1.1).
@@ -62,7 +62,7 @@ extension CurlAttempt {
     /// The same hop as a fresh attempt, counted as a replay: the body from its start, the same sink
     /// (it saw no byte: `prepare` runs only once a head is complete), the request's deadline.
     func replay() -> CurlAttempt {
-        let next = CurlAttempt(transfer: transfer, plan: plan, body: reader.body, sink: sink,
+        let next = CurlAttempt(transfer: transfer, plan: plan, body: reader.body, sink: usesOwnMemory ? nil : sink,
                                startTime: startTime, stage: stage)
         next.deadline = deadline
         next.replays = replays + 1

@@ -26,7 +26,7 @@ protocol AttemptExecuting: AnyObject, Sendable {
 
     /// An attempt to hand over with `.add`: the engine takes it from its pool of ended attempts
     /// (Engine/AttemptPool.swift); another executor makes a new one.
-    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink,
+    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?,
                      startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt
 
     /// Stops the executor: attempts still in it end with ``AttemptEnding/sessionDeinitialized``.
@@ -50,7 +50,7 @@ protocol AttemptExecuting: AnyObject, Sendable {
 
 extension AttemptExecuting {
     /// A new attempt each time (an executor without a pool: the fake engine of unit tests).
-    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink,
+    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?,
                      startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt {
         CurlAttempt(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
     }

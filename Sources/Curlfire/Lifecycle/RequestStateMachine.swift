@@ -146,7 +146,7 @@ struct RequestStateMachine: Sendable {
     private(set) var downloadResume: FileSink.Plan?
     /// The metrics of every hop that ended so far, oldest first (``TransferOutcome/allMetrics``),
     /// each with the redirects before it counted.
-    private(set) var metricsHistory: [TransferMetrics] = []
+    private(set) var metricsHistory: MetricsHistory = []
     /// parity: whether a `cancel(discardingResumeData: true)` reached the request before it finished
     /// (the `finish` action's outcome then says so).
     private(set) var discardsResumeData = false

@@ -23,7 +23,7 @@ struct TransferOutcome: @unchecked Sendable {
     var timeline: Timeline
     var metrics: TransferMetrics?
     /// Metrics of every attempt, oldest first (more than one after retries).
-    var allMetrics: [TransferMetrics]
+    var allMetrics: MetricsHistory
     /// The sink of the last attempt (a download's file sink carries its file and resume data).
     var sink: ResponseSink?
     /// A download's files and resume data, set by its `Definition.outcomeHook`; `nil` for other requests.
@@ -65,7 +65,8 @@ final class Transfer: @unchecked Sendable {
             set { head = newValue.map(LazyRequest.built) }
         }
         var body: UploadBody = .none
-        var makeSink: @Sendable () -> ResponseSink = { MemorySink() }
+        /// The sink of each attempt; `nil` for memory (the attempt's own sink, kept with it in the engine's pool).
+        var makeSink: (@Sendable () -> ResponseSink)? = nil
         var credential: (user: String, password: String)?
         var adapters: [any RequestAdapter] = []
         /// Asked in order after a failed attempt; the first that says "retry" wins.
@@ -485,7 +486,7 @@ final class Transfer: @unchecked Sendable {
                                           followsWithoutAsking: definition.redirectHandler.followsNatively,
                                           timeLimits: definition.timeLimits, rateLimits: definition.rateLimits)
         let plan = AttemptPlan(request: request, body: hop.body, optionsBox: session.attemptOptionsCache.box(options))
-        let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? definition.makeSink(),
+        let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? definition.makeSink?(),
                                                  startTime: startTime, stage: stage)
         attempt.deadline = deadline
         if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: options.reportsProgress),
@@ -512,7 +513,7 @@ final class Transfer: @unchecked Sendable {
         if let store = session.configuration.hstsStore { learnHSTS(from: result, store: store) } // security: RFC 6797
         if session.configuration.coalescesIdenticalRequests, landFlight(result) { return } // resilience: a shared transfer
         var outcome = TransferOutcome(
-            head: result.head, lazyResponse: result.lazyResponse, data: (result.sink as? MemorySink)?.data,
+            head: result.head, lazyResponse: result.lazyResponse, data: result.body ?? (result.sink as? MemorySink)?.data,
             error: result.error,
             timeline: Timeline(requestStartTime: result.startTime, initialResponseTime: result.initialResponseTime,
                                requestCompletedTime: result.completedTime,

@@ -37,7 +37,7 @@ final class RequestStateMachineHopChainTests: XCTestCase {
         XCTAssertEqual(second.outcome.metrics?.redirectCount, 1)
         XCTAssertEqual(second.outcome.metrics?.redirectDuration ?? 0, 0.5, accuracy: 1e-9)
         XCTAssertEqual(machine.hopChain?.redirectCount, 2)
-        XCTAssertEqual(second.outcome.allMetrics.map(\.redirectCount), [0, 1], "every hop's metrics, oldest first")
+        XCTAssertEqual(second.outcome.allMetrics.all.map(\.redirectCount), [0, 1], "every hop's metrics, oldest first")
         XCTAssertEqual(machine.lastResult?.outcome.metrics?.redirectCount, 1, "the machine keeps the completed result")
         XCTAssertEqual(impossible.all, [])
     }
