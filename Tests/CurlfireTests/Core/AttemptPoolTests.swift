@@ -72,6 +72,46 @@ final class AttemptPoolTests: XCTestCase {
         withExtendedLifetime(firstTransfer) {}
     }
 
+    func testThatAPooledAttemptKeepsItsMemorySinkButNotItsBody() throws {
+        let session = SessionManager()
+        let pool = AttemptPool()
+        let firstTransfer = try transfer(session, "http://127.0.0.1:1/first")
+        let first = pool.take(transfer: firstTransfer, plan: try plan("http://127.0.0.1:1/first"), body: .none,
+                              sink: nil, startTime: 1, stage: .init(attempt: 1, hop: 0, generation: 1))
+        XCTAssertTrue(first.usesOwnMemory, "no sink asked for: the attempt's own memory sink")
+        let ownSink = first.sink
+        XCTAssertTrue(ownSink is MemorySink)
+        Data("first body".utf8).withUnsafeBytes { XCTAssertTrue(first.sink.write($0)) }
+        let firstResult = first.finish(ending: .completed)
+        XCTAssertNil(firstResult.sink, "the result references no pooled sink")
+        XCTAssertEqual(firstResult.body, Data("first body".utf8))
+        XCTAssertEqual(firstResult.receivedBodyBytes, 10)
+        XCTAssertEqual(first.sink.byteCount, 0, "the bytes left the sink with the result")
+
+        pool.recycle(first)
+        let secondTransfer = try transfer(session, "http://127.0.0.1:1/second")
+        let second = pool.take(transfer: secondTransfer, plan: try plan("http://127.0.0.1:1/second"), body: .none,
+                               sink: nil, startTime: 2, stage: .init(attempt: 1, hop: 0, generation: 1))
+        XCTAssertTrue(second === first)
+        XCTAssertTrue(second.sink === ownSink, "the memory sink came back with its attempt: no allocation")
+        XCTAssertEqual(second.sink.byteCount, 0)
+        Data("second".utf8).withUnsafeBytes { XCTAssertTrue(second.sink.write($0)) }
+        XCTAssertEqual(firstResult.body, Data("first body".utf8), "an earlier result does not change with the sink")
+        XCTAssertEqual(second.finish(ending: .completed).body, Data("second".utf8))
+
+        // A sink of the transfer's own (a download's file, a stream) is used instead, and stays in the result.
+        pool.recycle(second)
+        let explicit = MemorySink()
+        let third = pool.take(transfer: secondTransfer, plan: try plan("http://127.0.0.1:1/third"), body: .none,
+                              sink: explicit, startTime: 3, stage: .init(attempt: 1, hop: 0, generation: 1))
+        XCTAssertFalse(third.usesOwnMemory)
+        XCTAssertTrue(third.sink === explicit)
+        let thirdResult = third.finish(ending: .completed)
+        XCTAssertTrue(thirdResult.sink === explicit)
+        XCTAssertNil(thirdResult.body)
+        withExtendedLifetime((firstTransfer, secondTransfer)) {}
+    }
+
     func testThatThePoolKeepsAtMostItsLimit() throws {
         let session = SessionManager()
         let pool = AttemptPool()
