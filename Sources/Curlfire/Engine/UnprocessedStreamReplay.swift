@@ -60,7 +60,8 @@ enum UnprocessedStreamReplay {
 
 extension CurlAttempt {
     /// The same hop as a fresh attempt, counted as a replay: the body from its start, the same sink
-    /// (it saw no byte: `prepare` runs only once a head is complete), the request's deadline.
+    /// (it saw no byte: `prepare` runs only once a head is complete) or, when it wrote to its own
+    /// memory sink, a memory sink of the new attempt's own; the request's deadline.
     func replay() -> CurlAttempt {
         let next = CurlAttempt(transfer: transfer, plan: plan, body: reader.body, sink: usesOwnMemory ? nil : sink,
                                startTime: startTime, stage: stage)
