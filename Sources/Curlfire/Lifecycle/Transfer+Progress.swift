@@ -59,8 +59,7 @@ extension Transfer {
     func reportFinalProgress(_ outcome: TransferOutcome) {
         let sent = outcome.uploadedBodyBytes
         if sent > 0 { reportUploadProgress(completed: sent, total: sent) }
-        // A body held in memory by the attempt's own sink is the outcome's data (no sink is kept).
-        let received = outcome.sink?.byteCount ?? (outcome.cacheStatus == .network ? Int64(outcome.data?.count ?? 0) : 0)
+        let received = outcome.receivedBodyBytes
         reportDownloadProgress(completed: received, total: received)
     }
 

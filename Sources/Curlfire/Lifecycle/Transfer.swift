@@ -34,6 +34,9 @@ struct TransferOutcome: @unchecked Sendable {
     var downloadBox: ImmutableBox<DownloadFiles>? = nil
     /// Request-body bytes the last attempt sent.
     var uploadedBodyBytes: Int64 = 0
+    /// Response-body bytes the last attempt received, whichever sink held them (0 for an outcome no
+    /// attempt made: a cache hit, a request that failed before it was sent).
+    var receivedBodyBytes: Int64 = 0
     /// parity: where a retried download would have continued (its partial file), if anywhere: when
     /// the outcome ends up in another file, DownloadFinisher turns it into resume data or removes it.
     var retryResume: FileSink.Plan? {
@@ -520,6 +523,7 @@ final class Transfer: @unchecked Sendable {
                                serializationCompletedTime: result.completedTime),
             metrics: result.metrics, allMetrics: [], sink: result.sink)
         outcome.uploadedBodyBytes = result.uploadedBodyBytes
+        outcome.receivedBodyBytes = result.receivedBodyBytes
         let verdict: RequestStateMachine.AttemptVerdict
         if case .resourceTimeout = result.ending { verdict = .final } else { verdict = self.verdict(for: outcome) }
         var ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome),
