@@ -50,7 +50,7 @@ extension Transfer {
         let now = Date()
         switch CacheDecision.decide(request, headers: headers, entry: stored, now: now, shared: settings.cache.isShared) {
         case let .load(sent, candidate):
-            lock.withLock { machine.cacheConsulted(candidate: candidate, for: stage) }
+            withLock { $0.machine.cacheConsulted(candidate: candidate, for: stage) }
             emitPhase(.cacheLookup(candidate == nil ? .miss : .revalidating)) // observability
             return .send(sent)
         case .fail:
@@ -63,7 +63,7 @@ extension Transfer {
             emitPhase(.cacheLookup(status == .stale ? .stale : .hit)) // observability
             var outcome = Self.outcome(serving: entry, for: request, status: status, startTime: startTime, now: now)
             if request.httpMethod?.uppercased() == "HEAD" { outcome.data = Data() }
-            lock.withLock { currentResponse = outcome.lazyResponse }
+            withLock { $0.currentResponse = outcome.lazyResponse }
             var served = RequestStateMachine.StageResult(outcome: outcome)
             send { $0.attemptEnded(.final, result: &served, for: stage) }
             if revalidateInBackground, let key, settings.cache.beginRevalidation(key) {
@@ -101,7 +101,7 @@ extension Transfer {
     /// entry, serve the stale entry on an error (`stale-if-error`), invalidate after an unsafe
     /// method, or store a storable response — then deliver.
     func runCacheHook(_ outcome: TransferOutcome, _ settings: RequestCacheSettings) {
-        let candidate = lock.withLock { machine.cacheCandidate }
+        let candidate = outcome.cacheCandidate // the machine's, carried by its `finish` action
         guard outcome.cacheStatus == .network, let request = outcome.request, let url = request.url,
               let key = CachedEntry.key(for: url) else { return announce(outcome) }
         let method = request.httpMethod?.uppercased() ?? "GET"
@@ -139,7 +139,7 @@ extension Transfer {
                 served.lazyResponse = merged.lazyResponse(url: url)
                 served.data = merged.body
                 served.cacheStatus = .revalidated
-                lock.withLock { currentResponse = served.lazyResponse }
+                withLock { $0.currentResponse = served.lazyResponse }
                 return announce(served)
             }
             var transportFailed = false
@@ -150,7 +150,7 @@ extension Transfer {
                                           startTime: outcome.timeline.requestStartTime, now: now)
                 served.metrics = outcome.metrics
                 served.allMetrics = outcome.allMetrics
-                lock.withLock { currentResponse = served.lazyResponse }
+                withLock { $0.currentResponse = served.lazyResponse }
                 return announce(served)
             }
         }

@@ -221,6 +221,7 @@ struct RequestStateMachine: Sendable {
         var outcome = lastResult?.outcome
         outcome?.retryResume = downloadResume // parity: where a retry would have continued
         if discardsResumeData { outcome?.discardsResumeData = true } // parity: cancel(createResumeData: false)
+        if let cacheCandidate { outcome?.cacheCandidate = cacheCandidate } // cache: hook 2 merges a 304 into it
         return .finish(kind, outcome: outcome, cancelling: timers)
     }
 
@@ -475,15 +476,17 @@ struct RequestStateMachine: Sendable {
         return false
     }
 
-    /// A stage is about to wait outside the engine (adapters, retriers, a redirect handler) and the
-    /// request has a deadline: the deadline timer is armed the first time only.
+    /// A stage is about to wait outside the engine (adapters, retriers, a redirect handler): the
+    /// request's deadline timer is armed the first time only, and only when there is a deadline.
     ///
-    /// - Returns: `true` once, before the request ends: the owner then arms the timer and reports it
-    ///   with ``deadlineTimerArmed(_:)``. `false` when it was claimed before or the request is over.
-    mutating func claimDeadlineTimer() -> Bool {
-        guard case .unarmed = deadlineTimer, !isFinished else { return false }
+    /// - Returns: The deadline (monotonic nanoseconds, as given to ``start(deadline:)``) once, before
+    ///   the request ends: the owner then arms the timer for it and reports it with
+    ///   ``deadlineTimerArmed(_:)``. `nil` when the request has no deadline, the timer was claimed
+    ///   before, or the request is over.
+    mutating func claimDeadlineTimer() -> UInt64? {
+        guard deadline > 0, case .unarmed = deadlineTimer, !isFinished else { return nil }
         deadlineTimer = .arming
-        return true
+        return deadline
     }
 
     /// The owner armed the deadline timer it claimed.

@@ -137,8 +137,8 @@ extension Transfer {
                         stage: RequestStateMachine.Stage) {
         let leavesOrigin = !RedirectRules.sameOrigin(sent.url, next.url)
         let hop = NextHop(request: next, body: definition.body, credential: definition.credential) // the machine drops what it must
-        let action: RequestStateMachine.Action = lock.withLock {
-            machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin, hop: hop, for: stage)
+        let action: RequestStateMachine.Action = withLock {
+            $0.machine.redirectDecided(follow: true, keepsBody: keepsBody, leavesOrigin: leavesOrigin, hop: hop, for: stage)
         }
         if case .none = action { return }
         emit { $0.request($1, willRedirectTo: next, for: response) }
@@ -157,7 +157,7 @@ extension Transfer {
                                  stage: RequestStateMachine.Stage) {
         guard let retrier = retriers.first else { return send { $0.retryDecided(.doNotRetry, for: stage) } }
         // Every answer of an abandoned stage (cancelled, timed out) is ignored by the machine.
-        guard lock.withLock({ machine.stage == stage }) else { return }
+        guard withLock({ $0.machine.stage == stage }) else { return }
         let once = OnceFlag()
         // lifecycle: the RetryResult form (its default bridges to the Alamofire 4 `should`).
         retrier.retry(requestValue, for: session, dueTo: error) { result in
@@ -176,7 +176,7 @@ extension Transfer {
                     retryError: CurlfireError.bodyStreamFailed(reason: .notReplayable), originalError: error)
                 return self.send { $0.retryDecided(.failWithRetryError(failure), for: stage) }
             }
-            let action = self.lock.withLock { self.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
+            let action = self.withLock { $0.machine.retryDecided(.retry(after: result.delay ?? 0), for: stage) }
             if case .none = action { return }
             self.emit { $0.requestIsRetrying($1) } // lifecycle
             let delay = result.delay ?? 0
@@ -199,18 +199,14 @@ extension Transfer {
         let box = CancellableDispatchTimer(timer)
         let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
         // The stage was left between the action and now (or the timer already fired): cancel it here.
-        if !lock.withLock({ machine.retryTimerArmed(held, for: stage) }) { held.cancel() }
+        if !withLock({ $0.machine.retryTimerArmed(held, for: stage) }) { held.cancel() }
     }
 
     /// Arms the request's deadline for the stages outside the engine (adapters, retriers, delays,
     /// redirect handlers that wait); the engine enforces it on running attempts. Armed once: the
     /// machine holds the timer and hands it back in its `finish` action.
     func armResourceDeadline() {
-        let deadline = lock.withLock { () -> UInt64 in
-            guard machine.deadline > 0, machine.claimDeadlineTimer() else { return 0 }
-            return machine.deadline
-        }
-        guard deadline > 0 else { return }
+        guard let deadline = withLock({ $0.machine.claimDeadlineTimer() }) else { return }
         let now = IdleClock.now()
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + .nanoseconds(Int(min(deadline > now ? deadline - now : 0, UInt64(Int.max)))))
@@ -219,7 +215,7 @@ extension Transfer {
         let box = CancellableDispatchTimer(timer)
         let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
         // The request ended between the claim and now: cancel it here.
-        if !lock.withLock({ machine.deadlineTimerArmed(held) }) { held.cancel() }
+        if !withLock({ $0.machine.deadlineTimerArmed(held) }) { held.cancel() }
     }
 
     // MARK: - Finishing

@@ -6,17 +6,17 @@ extension Transfer {
     // MARK: - Progress (engine thread)
 
     func reportDownloadProgress(completed: Int64, total: Int64?) {
-        let handlers = lock.withLock {
-            downloadCounts = ProgressCounts(completed: completed, total: total ?? -1)
-            return downloadProgressHandlers
+        let handlers = withLock { state in
+            state.downloadCounts = ProgressCounts(completed: completed, total: total ?? -1)
+            return state.downloadProgressHandlers
         }
         Self.report(handlers, completed: completed, total: total)
     }
 
     func reportUploadProgress(completed: Int64, total: Int64) {
-        let handlers = lock.withLock {
-            uploadCounts = ProgressCounts(completed: completed, total: total)
-            return uploadProgressHandlers
+        let handlers = withLock { state in
+            state.uploadCounts = ProgressCounts(completed: completed, total: total)
+            return state.uploadProgressHandlers
         }
         Self.report(handlers, completed: completed, total: total)
     }
@@ -34,17 +34,17 @@ extension Transfer {
     /// the engine thread must not share one with the caller). Reading it makes the transfer report
     /// progress from then on.
     var downloadProgressSnapshot: Progress {
-        Self.snapshot(lock.withLock { () -> ProgressCounts in
-            progressObserved = true
-            return downloadCounts
+        Self.snapshot(withLock { state -> ProgressCounts in
+            state.progressObserved = true
+            return state.downloadCounts
         })
     }
 
     /// The request body's progress so far, as a new `Progress` (see ``downloadProgressSnapshot``).
     var uploadProgressSnapshot: Progress {
-        Self.snapshot(lock.withLock { () -> ProgressCounts in
-            progressObserved = true
-            return uploadCounts
+        Self.snapshot(withLock { state -> ProgressCounts in
+            state.progressObserved = true
+            return state.uploadCounts
         })
     }
 

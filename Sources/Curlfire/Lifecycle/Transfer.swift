@@ -46,6 +46,14 @@ struct TransferOutcome: @unchecked Sendable {
     var retryResumeBox: ImmutableBox<FileSink.Plan>? = nil
     /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
     var cacheStatus: CacheStatus = .network
+    /// cache: the stored entry the request's first hop was made conditional on, or may serve on an
+    /// error: the machine's (``RequestStateMachine/cacheCandidate``), set on the outcome its `finish`
+    /// action carries, for cache hook 2. `nil` for a request without a cache.
+    var cacheCandidate: CachedEntry? {
+        get { cacheCandidateBox?.value }
+        set { cacheCandidateBox = newValue.map(ImmutableBox.init) }
+    }
+    var cacheCandidateBox: ImmutableBox<CachedEntry>? = nil
     /// parity: a cancelled download drops its partial file and gives no resume data
     /// (`DownloadRequest.cancel(createResumeData: false)`); read by the download's `outcomeHook`.
     var discardsResumeData = false
@@ -55,8 +63,10 @@ struct TransferOutcome: @unchecked Sendable {
 ///
 /// It runs at most once (plus retries), starting on the first response handler, async serializer
 /// or `resume()`. Handlers run once each, in the order they were attached, off the engine thread.
-/// State is guarded by `lock`; nothing is called out while the lock is held (`@unchecked Sendable`:
-/// every mutable stored property is read and written only under `lock`, except the atomic `cancelFlag`).
+/// Everything that changes — the state machine and the fields beside it — is one ``Guarded`` value,
+/// reached only through ``withLock(_:)``; nothing is called out while the lock is held
+/// (`@unchecked Sendable`: `guarded` is private and read and written only under `lock`; the other
+/// mutable state is the atomics `cancelFlag` and `releaseStartDisarmed`).
 final class Transfer: @unchecked Sendable {
     /// How a transfer builds what it sends and where it puts what it receives.
     struct Definition: Sendable {
@@ -105,9 +115,11 @@ final class Transfer: @unchecked Sendable {
 
     /// Taken from ``LockPool/transfers`` and handed back by `deinit` (one allocation per request fewer).
     /// A `var` only so `deinit` can check it is unshared before the pool keeps it; never reassigned.
-    private(set) var lock = LockPool.transfers.take() // lifecycle: internal for Transfer+Lifecycle.swift
-    /// The request's lifecycle (RequestStateMachine.swift); read and changed under `lock` only.
-    var machine: RequestStateMachine // lifecycle: internal for Transfer+Lifecycle.swift
+    /// Readable (LockPoolTests compare the locks of live transfers); what it guards is not.
+    private(set) var lock = LockPool.transfers.take()
+    /// The machine and every other field that changes (Transfer+Guarded.swift): private, so the only
+    /// way to it, from any file, is ``withLock(_:)``.
+    private var guarded: Guarded
     /// Set when the running attempt must stop (cancel, resource deadline) — only by `perform`, carrying
     /// out the machine's `cancelAttempt` or `finish(.cancelled)` — readable without the lock from
     /// libcurl's write callback: one `curl_multi_perform` can deliver many buffers before
@@ -115,22 +127,13 @@ final class Transfer: @unchecked Sendable {
     private let cancelFlag = Atomic<Bool>(false)
     /// Whether the running attempt must stop; cheap enough for every body chunk.
     var isCancelFlagged: Bool { cancelFlag.load(ordering: .relaxed) }
-    /// The latest progress of each direction, and whether `request.progress` was read (then
-    /// libcurl reports progress even without a progress closure); under `lock`.
-    var downloadCounts = ProgressCounts() // internal for Transfer+Progress.swift
-    var uploadCounts = ProgressCounts()
-    var progressObserved = false
-    /// Where `DataRequest.stream(closure:)` sends the body instead of keeping it; under `lock`.
-    private var dataStream: StreamTarget?
-    private struct StreamTarget {
-        let queue: DispatchQueue
-        let closure: @Sendable (Data) -> Void
-    }
 
-    var downloadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
-    var uploadProgressHandlers: [ProgressHandler] = [] // under `lock`; internal for Transfer+Progress.swift
-    private var currentRequest: LazyRequest?
-    var currentResponse: LazyResponse? // cache: internal, a hit or a merged 304 sets it (Transfer+Cache.swift)
+    /// Runs `body` with the transfer's state under its lock: the one way to read or change the
+    /// machine and the fields beside it. `body` must not call out (no handler, closure, monitor or
+    /// engine call): it returns what to do, and the caller does it after the lock is released.
+    func withLock<T>(_ body: (inout Guarded) -> T) -> T {
+        lock.withLock { body(&guarded) }
+    }
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
     /// (Alamofire 4 reads it then): a request released with no handler is then sent.
@@ -144,49 +147,48 @@ final class Transfer: @unchecked Sendable {
         self.session = session
         self.definition = definition
         startsImmediately = session.startRequestsImmediately
-        machine = RequestStateMachine(hasRetriers: !definition.retriers.isEmpty,
-                                      maximumRedirects: session.configuration.maximumRedirects)
-        if case let .success(request) = definition.head { currentRequest = request }
+        guarded = Guarded(machine: RequestStateMachine(hasRetriers: !definition.retriers.isEmpty,
+                                                       maximumRedirects: session.configuration.maximumRedirects))
+        if case let .success(request) = definition.head { guarded.currentRequest = request }
     }
 
     // MARK: - State for request values
 
     /// The request as sent by the latest attempt (adapted), or as built before the transfer started.
     /// Built outside the lock, on each read, when the request is still in its plain form.
-    var request: URLRequest? { lock.withLock { currentRequest }?.urlRequest }
+    var request: URLRequest? { withLock { $0.currentRequest }?.urlRequest }
     /// The latest response.
-    var response: HTTPURLResponse? { lock.withLock { currentResponse }?.response }
+    var response: HTTPURLResponse? { withLock { $0.currentResponse }?.response }
     /// How many times the transfer was retried.
-    var retryCount: Int { lock.withLock { max(0, machine.attemptsStarted - 1) } }
+    var retryCount: Int { withLock { max(0, $0.machine.attemptsStarted - 1) } }
     /// Whether the transfer has started.
-    var isStarted: Bool { lock.withLock { machine.isStarted } }
+    var isStarted: Bool { withLock { $0.machine.isStarted } }
     /// Whether a response handler was attached or the transfer started: a modifier that changes
     /// what is sent can no longer apply to it (``CurlfireError/requestAlreadyStarted(modifier:)``).
-    var isCommitted: Bool { lock.withLock { machine.hasHandlers || machine.isStarted } }
+    var isCommitted: Bool { withLock { $0.machine.hasHandlers || $0.machine.isStarted } }
     /// Whether `suspend()` is in effect (read by the engine when it adds the handle).
-    var isSuspended: Bool { lock.withLock { machine.isSuspended } }
+    var isSuspended: Bool { withLock { $0.machine.isSuspended } }
     /// Whether the transfer has finished (its outcome is published).
-    var isFinished: Bool { lock.withLock { machine.isDelivered } }
+    var isFinished: Bool { withLock { $0.machine.isDelivered } }
     /// The outcome once the transfer has finished (a download's resume data after `cancel()`).
-    var finishedOutcome: TransferOutcome? { lock.withLock { machine.publishedOutcome } }
+    var finishedOutcome: TransferOutcome? { withLock { $0.machine.publishedOutcome } }
 
     // MARK: - Parity additions (issue 14; read by Core, no effect on the lifecycle)
     /// parity: `Request.id`, the same for every copy of a request value and across retries. Made
     /// on first read: a UUID reads the system's random source (1.75 % of the CPU of a small request
     /// when made eagerly), and most requests are never asked for theirs.
     var id: UUID {
-        lock.withLock {
-            if let identity { return identity }
+        withLock { state in
+            if let identity = state.identity { return identity }
             let made = UUID()
-            identity = made
+            state.identity = made
             return made
         }
     }
-    private var identity: UUID?
     /// parity: `Request.state`, read from the state machine (whose `finished` state says whether
     /// `cancel()` ended the request).
     var publicState: RequestState {
-        lock.withLock { RequestState(machine.state, isSuspended: machine.isSuspended) }
+        withLock { RequestState($0.machine.state, isSuspended: $0.machine.isSuspended) }
     }
 
     // MARK: - Handlers
@@ -211,7 +213,7 @@ final class Transfer: @unchecked Sendable {
 
     private func attach(_ handler: RequestStateMachine.Handler, start: Bool) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let drainNow = lock.withLock { machine.attachHandler(handler) }
+        let drainNow = withLock { $0.machine.attachHandler(handler) }
         if let drainNow {
             runHandlers(drainNow)
         } else if start {
@@ -229,32 +231,32 @@ final class Transfer: @unchecked Sendable {
     /// Sends the body of every later attempt to `closure` on `queue`, chunk by chunk, instead of
     /// keeping it (Alamofire 4's `DataRequest.stream(closure:)`); ignored once an attempt started.
     func setDataStream(queue: DispatchQueue, _ closure: @escaping @Sendable (Data) -> Void) {
-        lock.withLock {
-            if machine.isDelivered { return }
-            dataStream = StreamTarget(queue: queue, closure: closure)
+        withLock { state in
+            if state.machine.isDelivered { return }
+            state.dataStream = StreamTarget(queue: queue, closure: closure)
         }
     }
 
     /// Adds a progress closure for the response body (dropped when the transfer has finished).
     func addDownloadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
-        lock.withLock {
-            if machine.isDelivered { return }
-            downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
+        withLock { state in
+            if state.machine.isDelivered { return }
+            state.downloadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
 
     /// Adds a progress closure for the request body (dropped when the transfer has finished).
     func addUploadProgress(queue: DispatchQueue, _ closure: @escaping @Sendable (Progress) -> Void) {
-        lock.withLock {
-            if machine.isDelivered { return }
-            uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
+        withLock { state in
+            if state.machine.isDelivered { return }
+            state.uploadProgressHandlers.append(ProgressHandler(queue: queue, closure: closure))
         }
     }
 
     /// Runs (or dispatches to its queue) each handler the machine hands out, in attach order, until it hands out
     /// none (one loop at a time: the machine's `attachHandler` or `outcomePublished` said to start it).
     private func runHandlers(_ outcome: TransferOutcome) {
-        while let handler = lock.withLock({ machine.nextHandler() }) {
+        while let handler = withLock({ $0.machine.nextHandler() }) {
             switch handler.body {
             case let .inline(run): run(outcome)
             case let .dispatched(queue, run): hand(outcome, to: run, on: queue)
@@ -303,7 +305,7 @@ final class Transfer: @unchecked Sendable {
     func start() {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let deadline = resourceDeadline()
-        let action = lock.withLock { machine.start(deadline: deadline) }
+        let action = withLock { $0.machine.start(deadline: deadline) }
         if case .none = action { return }
         session.liveTransfers.insert(self) // parity: cancelAllRequests()
         emitStarted() // lifecycle: created + resumed events
@@ -317,7 +319,7 @@ final class Transfer: @unchecked Sendable {
     ///   event carries it to the machine, whose `finish` outcome says so).
     func cancel(discardingResumeData: Bool = false) {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let action = lock.withLock { machine.cancel(discardingResumeData: discardingResumeData) }
+        let action = withLock { $0.machine.cancel(discardingResumeData: discardingResumeData) }
         if case .none = action { return }
         emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
         perform(action)
@@ -326,10 +328,10 @@ final class Transfer: @unchecked Sendable {
     /// Pauses the transfer (libcurl stops reading and writing); `resume()` continues it.
     func suspend() {
         releaseStartDisarmed.store(true, ordering: .relaxed)
-        let (changed, action) = lock.withLock { () -> (Bool, RequestStateMachine.Action) in
-            let before = machine.isSuspended
-            let action = machine.suspend()
-            return (machine.isSuspended && !before, action)
+        let (changed, action) = withLock { state -> (Bool, RequestStateMachine.Action) in
+            let before = state.machine.isSuspended
+            let action = state.machine.suspend()
+            return (state.machine.isSuspended && !before, action)
         }
         guard changed else { return } // already suspended, or over: no event
         perform(action)
@@ -340,10 +342,11 @@ final class Transfer: @unchecked Sendable {
     func resume() {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let deadline = resourceDeadline()
-        let (wasIdle, wasSuspended, action) = lock.withLock {
+        let (wasIdle, wasSuspended, action) = withLock { state in
             // Over or being cancelled: resume() changes nothing and posts nothing.
-            machine.acceptsSuspension
-                ? (!machine.isStarted, machine.isSuspended, machine.resume(deadline: deadline)) : (false, false, .none)
+            state.machine.acceptsSuspension
+                ? (!state.machine.isStarted, state.machine.isSuspended, state.machine.resume(deadline: deadline))
+                : (false, false, .none)
         }
         if wasIdle {
             if case .none = action {} else {
@@ -392,7 +395,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Feeds an event to the machine under the lock, then performs the action outside it.
     func send(_ event: (inout RequestStateMachine) -> RequestStateMachine.Action) {
-        perform(lock.withLock { event(&machine) })
+        perform(withLock { event(&$0.machine) })
     }
 
     // MARK: - Attempts
@@ -458,9 +461,9 @@ final class Transfer: @unchecked Sendable {
         }
         let startTime = start.startedAt ?? Date.timeIntervalSinceReferenceDate
         let deadline = start.deadline
-        let stream = lock.withLock { () -> StreamTarget? in
-            currentRequest = hop.head
-            return dataStream
+        let stream = withLock { state -> StreamTarget? in
+            state.currentRequest = hop.head
+            return state.dataStream
         }
         var request = hop.head
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: definition.allowsBodyInGET,
@@ -508,7 +511,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     private var hasProgressHandlers: Bool {
-        lock.withLock { progressObserved || !downloadProgressHandlers.isEmpty || !uploadProgressHandlers.isEmpty }
+        withLock { $0.reportsProgress }
     }
 
     /// Called on the engine thread when an attempt is over.
@@ -528,14 +531,14 @@ final class Transfer: @unchecked Sendable {
         if case .resourceTimeout = result.ending { verdict = .final } else { verdict = self.verdict(for: outcome) }
         var ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome),
                                                     fromEngine: true)
-        let action: RequestStateMachine.Action = lock.withLock {
-            guard machine.stage == result.stage else { return .none } // a stale attempt (its file is not kept)
+        let action: RequestStateMachine.Action = withLock { state in
+            guard state.machine.stage == result.stage else { return .none } // a stale attempt (its file is not kept)
             if definition.resumesDownloadOnRetry, let sink = result.sink as? FileSink { // parity
                 ended.retryResume = sink.retryResume(request: result.request)
             }
-            if let response = result.lazyResponse { currentResponse = response }
+            if let response = result.lazyResponse { state.currentResponse = response }
             // The machine adds the redirects before this hop to its metrics, and every attempt's metrics.
-            return machine.attemptEnded(verdict, result: &ended, for: result.stage)
+            return state.machine.attemptEnded(verdict, result: &ended, for: result.stage)
         }
         emitAttemptFinished(result, metrics: ended.outcome.metrics) // lifecycle: with the hops before it counted
         reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)
@@ -631,15 +634,16 @@ final class Transfer: @unchecked Sendable {
     /// (``runHandlers(_:)``); progress closures are dropped.
     private func releaseHandlers(_ outcome: TransferOutcome) {
         session.liveTransfers.remove(self) // parity: cancelAllRequests()
-        lock.lock()
-        let drainNow = machine.outcomePublished(outcome)
         // No report follows; a closure that captures its own request (`request.downloadProgress {
         // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
         // Released after the lock: the closure may hold the last copy of a request value.
-        let droppedProgress = (downloadProgressHandlers, uploadProgressHandlers)
-        downloadProgressHandlers.removeAll()
-        uploadProgressHandlers.removeAll()
-        lock.unlock()
+        let (drainNow, droppedProgress) = withLock { state in
+            let drainNow = state.machine.outcomePublished(outcome)
+            let dropped = (state.downloadProgressHandlers, state.uploadProgressHandlers)
+            state.downloadProgressHandlers.removeAll()
+            state.uploadProgressHandlers.removeAll()
+            return (drainNow, dropped)
+        }
         withExtendedLifetime(droppedProgress) {}
         if let drainNow {
             // Only dispatches (or hands over to an inline waiter): cheap enough for the engine thread.

@@ -46,10 +46,10 @@ final class FakeEngineCancellationTests: XCTestCase {
                                 line: UInt = #line) {
         let transfer = request.core.transfer
         let deadline = Date().addingTimeInterval(10)
-        var state = transfer.lock.withLock { transfer.machine.state }
+        var state = transfer.withLock { $0.machine.state }
         while RequestStateMachineTests.name(state) != named, Date() < deadline {
             usleep(2_000)
-            state = transfer.lock.withLock { transfer.machine.state }
+            state = transfer.withLock { $0.machine.state }
         }
         XCTAssertEqual(RequestStateMachineTests.name(state), named, file: file, line: line)
     }

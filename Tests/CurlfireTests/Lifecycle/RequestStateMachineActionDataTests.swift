@@ -83,6 +83,23 @@ final class RequestStateMachineActionDataTests: XCTestCase {
         XCTAssertEqual(start.cacheCandidate, candidate)
     }
 
+    func testThatTheFinishCarriesTheCacheCandidateForTheCacheHookAndNoneWithoutOne() {
+        var machine = RequestStateMachineTests.machine(in: "running")
+        let candidate = CachedEntry(key: "https://a.test/1", statusCode: 200, fields: [], body: Data("stored".utf8),
+                                    requestTime: Date(), responseTime: Date())
+        machine.cacheConsulted(candidate: candidate, for: machine.stage!)
+        var ended = result("304")
+        let finished = machine.attemptEnded(.final, result: &ended, for: machine.stage!)
+        guard case let .finish(.lastOutcome, outcome?, _) = finished else { return XCTFail("\(finished.summary)") }
+        XCTAssertEqual(outcome.cacheCandidate, candidate, "hook 2 merges a 304 into the entry hook 1 chose")
+        var uncached = RequestStateMachineTests.machine(in: "running")
+        var plain = result("200")
+        guard case let .finish(_, plainOutcome?, _) = uncached.attemptEnded(.final, result: &plain, for: uncached.stage!) else {
+            return XCTFail("no finish")
+        }
+        XCTAssertNil(plainOutcome.cacheCandidate)
+    }
+
     func testThatTheRedirectHandlerIsAskedAboutTheHopsOutcome() {
         var machine = RequestStateMachineTests.machine(in: "running")
         var ended = result("moved")

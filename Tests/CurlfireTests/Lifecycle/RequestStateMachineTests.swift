@@ -92,7 +92,8 @@ final class RequestStateMachineTests: XCTestCase {
     /// through a failed first attempt and its retry first (so ``firstStage`` is one the machine left).
     /// Impossible pairs are recorded in `impossible` instead of stopping the test process.
     static func machine(in state: String, retriers: Bool = true, maximumRedirects: Int = 16, suspended: Bool = false,
-                        withHistory: Bool = false, impossible: Recorder<String> = Recorder<String>()) -> Machine {
+                        withHistory: Bool = false, deadline: UInt64 = 0,
+                        impossible: Recorder<String> = Recorder<String>()) -> Machine {
         var machine = Machine(hasRetriers: retriers, maximumRedirects: maximumRedirects,
                               reportImpossible: { impossible.append($0) })
         if suspended { _ = machine.suspend() }
@@ -112,7 +113,9 @@ final class RequestStateMachineTests: XCTestCase {
             "delaying": [.start, .adapted(.succeeded), .ended(.retryable), .retry(.retry(after: 30))],
             "finished": [.start, .adapted(.succeeded), .ended(.final)],
         ]
-        for event in (paths[state] ?? []).dropFirst(withHistory ? 1 : 0) { feed(&machine, event) }
+        for event in (paths[state] ?? []).dropFirst(withHistory ? 1 : 0) {
+            if case .start = event, deadline > 0 { _ = machine.start(deadline: deadline) } else { feed(&machine, event) }
+        }
         return machine
     }
 

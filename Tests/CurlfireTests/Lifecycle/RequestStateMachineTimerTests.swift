@@ -74,9 +74,9 @@ final class RequestStateMachineTimerTests: XCTestCase {
 
     func testThatTheDeadlineTimerIsClaimedOnceAndHandedBackByTheFinish() {
         let impossible = Recorder<String>()
-        var machine = RequestStateMachineTests.machine(in: "awaitingRetry", impossible: impossible)
-        XCTAssertTrue(machine.claimDeadlineTimer())
-        XCTAssertFalse(machine.claimDeadlineTimer(), "armed once")
+        var machine = RequestStateMachineTests.machine(in: "awaitingRetry", deadline: 5_000, impossible: impossible)
+        XCTAssertEqual(machine.claimDeadlineTimer(), 5_000, "the claim hands out the deadline to arm the timer for")
+        XCTAssertNil(machine.claimDeadlineTimer(), "armed once")
         let deadline = timer(Recorder<String>())
         XCTAssertTrue(machine.deadlineTimerArmed(deadline))
         XCTAssertEqual(machine.deadlineTimer, .armed(deadline))
@@ -85,19 +85,29 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let retry = timer(Recorder<String>())
         XCTAssertTrue(machine.retryTimerArmed(retry, for: machine.stage!))
         XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled, cancelling: [retry, deadline]))
-        XCTAssertFalse(machine.claimDeadlineTimer(), "a finished request arms nothing")
+        XCTAssertNil(machine.claimDeadlineTimer(), "a finished request arms nothing")
         XCTAssertEqual(impossible.all, [])
     }
 
     func testThatADeadlineTimerArmedAfterTheEndIsTheOwnersToCancel() {
         let impossible = Recorder<String>()
-        var machine = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
-        XCTAssertTrue(machine.claimDeadlineTimer())
+        var machine = RequestStateMachineTests.machine(in: "adapting", deadline: 5_000, impossible: impossible)
+        XCTAssertEqual(machine.claimDeadlineTimer(), 5_000)
         XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), "claimed, not reported yet: nothing to hand back")
         XCTAssertFalse(machine.deadlineTimerArmed(timer(Recorder<String>())))
         XCTAssertEqual(impossible.all, [])
         var unclaimed = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
         XCTAssertFalse(unclaimed.deadlineTimerArmed(timer(Recorder<String>())))
         XCTAssertEqual(impossible.all.count, 1, "a timer nobody claimed is impossible")
+    }
+
+    func testThatARequestWithoutADeadlineClaimsNoDeadlineTimer() {
+        let impossible = Recorder<String>()
+        for state in ["adapting", "awaitingRetry", "awaitingRedirect", "delaying"] {
+            var machine = RequestStateMachineTests.machine(in: state, impossible: impossible)
+            XCTAssertNil(machine.claimDeadlineTimer(), "\(state): no deadline, no timer")
+            XCTAssertEqual(machine.deadlineTimer, .unarmed, state)
+        }
+        XCTAssertEqual(impossible.all, [])
     }
 }
