@@ -116,7 +116,8 @@ extension RequestStateMachine {
     enum DeadlineTimer: Equatable, Sendable {
         /// Not armed yet: no stage has waited outside the engine (or the request has no deadline).
         case unarmed
-        /// Claimed by ``claimDeadlineTimer()``: the owner is arming it, or it was handed back at the end.
+        /// Asked for by ``deadlineTimerNeeded()`` (``Action/armDeadlineTimer(at:)``): the owner is arming
+        /// it; or it was handed back at the end.
         case arming
         /// Armed and reported with ``deadlineTimerArmed(_:)``.
         case armed(StageTimer)

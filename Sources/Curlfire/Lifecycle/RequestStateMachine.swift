@@ -42,10 +42,15 @@ import Foundation
 /// redirects before the hop to its metrics, and keeps a download's resume plan), a followed redirect
 /// its next hop, the cache hook its candidate. The owner reports nothing with a call that is no event.
 ///
-/// RequestStateMachineTests lists every pair: 9 states × 33 events (the 5 not bound to a stage —
-/// start, cancel, suspend, resume, deadline — and the 14 stage-bound ones, each for the current
-/// stage and for a stage the machine left), for a request never suspended and after `suspend()`:
-/// 594 rows, each half 65 legal, 127 stale and 105 impossible.
+/// The timers are events too: a stage that waits outside the engine asks for the deadline timer
+/// (``deadlineTimerNeeded()`` → ``Action/armDeadlineTimer(at:)``), and the owner reports each timer it
+/// armed (``deadlineTimerArmed(_:)``, ``retryTimerArmed(_:for:)``); the machine keeps it, or answers
+/// ``Action/cancelTimer(_:)`` when the request or the stage is over.
+///
+/// RequestStateMachineTests lists every pair: 9 states × 37 events (the 7 not bound to a stage —
+/// start, cancel, suspend, resume, deadline, deadlineTimerNeeded, deadlineTimerArmed — and the 15
+/// stage-bound ones, each for the current stage and for a stage the machine left), for a request
+/// never suspended and after `suspend()`: 666 rows, each half 83 legal, 127 stale and 123 impossible.
 struct RequestStateMachine: Sendable {
     /// One step of the request: which attempt (1 + retries), which redirect hop inside it, and a
     /// generation that changes with every new stage, so late events of an abandoned stage are told apart.
@@ -111,6 +116,12 @@ struct RequestStateMachine: Sendable {
         case askRetriers(Stage, CurlfireError)
         /// Arm a timer; ``delayElapsed(for:)`` follows.
         case scheduleRetry(after: TimeInterval, Stage)
+        /// Arm the request's deadline timer for this deadline (monotonic nanoseconds), report it with
+        /// ``deadlineTimerArmed(_:)``; ``resourceDeadlineElapsed()`` follows when it fires.
+        case armDeadlineTimer(at: UInt64)
+        /// Cancel a timer the machine does not keep: it was armed for a stage the request has left, or
+        /// after the request ended.
+        case cancelTimer(StageTimer)
         /// Deliver the outcome, and cancel the timers in `cancelling`: the deadline timer if it was
         /// armed, and the retry-delay timer of a delay the request left early (`cancel()` or the
         /// deadline while ``State/delayingRetry(_:timer:)``). `outcome` is the last stage's (with a
@@ -183,10 +194,15 @@ struct RequestStateMachine: Sendable {
     /// The current stage, a stage never issued, or any stage while idle makes it impossible: the
     /// owner sends each stage's answer once, and only in the state that asked for it.
     private func unexpected(_ event: StaticString, for stage: Stage) -> Action {
-        let impossible: Bool
-        if case .idle = state { impossible = true } else { impossible = stage == self.stage || stage.generation > generation }
-        if impossible { reportImpossible("\(event) for \(stage) in \(state)") }
+        if isImpossible(for: stage) { reportImpossible("\(event) for \(stage) in \(state)") }
         return .none
+    }
+
+    /// Whether an event bound to `stage` that the current state does not take is impossible (the
+    /// current stage, a stage never issued, any stage while idle) rather than stale (a stage left).
+    private func isImpossible(for stage: Stage) -> Bool {
+        if case .idle = state { return true }
+        return stage == self.stage || stage.generation > generation
     }
 
     /// The stage the machine is in, if any.
@@ -464,43 +480,54 @@ struct RequestStateMachine: Sendable {
     /// The owner armed the timer of the stage's retry delay (after ``Action/scheduleRetry(after:_:)``;
     /// it may already have fired). The state keeps it, so that leaving the stage early cancels it.
     ///
-    /// - Returns: `false` when the stage was left meanwhile (cancelled, timed out, or the timer fired):
-    ///   the owner cancels the timer itself. Arming a timer for a stage that did not ask for one, or
-    ///   twice, is impossible: reported, then `false`.
-    mutating func retryTimerArmed(_ timer: StageTimer, for stage: Stage) -> Bool {
+    /// - Returns: ``Action/none`` when the machine keeps it; ``Action/cancelTimer(_:)`` when the stage
+    ///   was left meanwhile (cancelled, timed out, or the timer fired). Arming a timer for the current
+    ///   stage when it did not ask for one, or twice, is impossible: reported, then ``Action/none``.
+    mutating func retryTimerArmed(_ timer: StageTimer, for stage: Stage) -> Action {
         if case .delayingRetry(stage, nil) = state {
             state = .delayingRetry(stage, timer: timer)
-            return true
+            return .none
         }
-        _ = unexpected("retryTimerArmed", for: stage)
-        return false
+        if isImpossible(for: stage) {
+            reportImpossible("retryTimerArmed for \(stage) in \(state)")
+            return .none
+        }
+        return .cancelTimer(timer) // a stage the machine left: the timer is not kept
     }
 
-    /// A stage is about to wait outside the engine (adapters, retriers, a redirect handler): the
-    /// request's deadline timer is armed the first time only, and only when there is a deadline.
+    /// A stage is about to wait outside the engine (an adapter, the retriers, a redirect handler): the
+    /// request's deadline needs a timer of its own there (the engine enforces it on running attempts).
     ///
-    /// - Returns: The deadline (monotonic nanoseconds, as given to ``start(deadline:)``) once, before
-    ///   the request ends: the owner then arms the timer for it and reports it with
-    ///   ``deadlineTimerArmed(_:)``. `nil` when the request has no deadline, the timer was claimed
-    ///   before, or the request is over.
-    mutating func claimDeadlineTimer() -> UInt64? {
-        guard deadline > 0, case .unarmed = deadlineTimer, !isFinished else { return nil }
-        deadlineTimer = .arming
-        return deadline
+    /// - Returns: ``Action/armDeadlineTimer(at:)`` the first time, when the request has a deadline and
+    ///   is not over or being stopped; ``Action/none`` otherwise (no deadline, armed before, `cancelling`,
+    ///   `finished`). Impossible while idle: no stage waits yet.
+    mutating func deadlineTimerNeeded() -> Action {
+        switch state {
+        case .idle:
+            reportImpossible("deadlineTimerNeeded in idle")
+            return .none
+        case .finished, .cancelling:
+            return .none
+        case .adapting, .running, .awaitingRedirectDecision, .awaitingRetryDecision, .delayingRetry:
+            guard deadline > 0, case .unarmed = deadlineTimer else { return .none }
+            deadlineTimer = .arming
+            return .armDeadlineTimer(at: deadline)
+        }
     }
 
-    /// The owner armed the deadline timer it claimed.
+    /// The owner armed the deadline timer the machine asked for (``Action/armDeadlineTimer(at:)``).
     ///
-    /// - Returns: `false` when the request ended meanwhile: the owner cancels the timer itself.
-    ///   Reporting a timer nobody claimed, or twice, is impossible: reported, then `false`.
-    mutating func deadlineTimerArmed(_ timer: StageTimer) -> Bool {
+    /// - Returns: ``Action/none`` when the machine keeps it (its `finish` hands it back);
+    ///   ``Action/cancelTimer(_:)`` when the request ended meanwhile. Reporting a timer the machine did
+    ///   not ask for, or twice, is impossible: reported, then ``Action/none``.
+    mutating func deadlineTimerArmed(_ timer: StageTimer) -> Action {
         guard case .arming = deadlineTimer else {
             reportImpossible("deadlineTimerArmed with the deadline timer \(deadlineTimer) in \(state)")
-            return false
+            return .none
         }
-        guard !isFinished else { return false }
+        guard !isFinished else { return .cancelTimer(timer) }
         deadlineTimer = .armed(timer)
-        return true
+        return .none
     }
 
     /// cache: hook 1 consulted the store for the stage's first hop and chose the stored entry the hop

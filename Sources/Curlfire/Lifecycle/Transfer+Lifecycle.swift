@@ -198,15 +198,20 @@ extension Transfer {
         timer.resume()
         let box = CancellableDispatchTimer(timer)
         let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
-        // The stage was left between the action and now (or the timer already fired): cancel it here.
-        if !withLock({ $0.machine.retryTimerArmed(held, for: stage) }) { held.cancel() }
+        // The machine keeps it, or says to cancel it (the stage was left meanwhile, or it already fired).
+        send { $0.retryTimerArmed(held, for: stage) }
     }
 
-    /// Arms the request's deadline for the stages outside the engine (adapters, retriers, delays,
-    /// redirect handlers that wait); the engine enforces it on running attempts. Armed once: the
-    /// machine holds the timer and hands it back in its `finish` action.
+    /// The request's deadline for the stages outside the engine (adapters, retriers, delays, redirect
+    /// handlers that wait); the engine enforces it on running attempts. The machine asks for the timer
+    /// once (``RequestStateMachine/Action/armDeadlineTimer(at:)``), holds it, and hands it back in its
+    /// `finish` action.
     func armResourceDeadline() {
-        guard let deadline = withLock({ $0.machine.claimDeadlineTimer() }) else { return }
+        send { $0.deadlineTimerNeeded() }
+    }
+
+    /// Arms the deadline timer the machine asked for, for `deadline` (monotonic nanoseconds).
+    func armDeadlineTimer(at deadline: UInt64) {
         let now = IdleClock.now()
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + .nanoseconds(Int(min(deadline > now ? deadline - now : 0, UInt64(Int.max)))))
@@ -214,8 +219,8 @@ extension Transfer {
         timer.resume()
         let box = CancellableDispatchTimer(timer)
         let held = RequestStateMachine.StageTimer(cancel: { box.cancel() })
-        // The request ended between the claim and now: cancel it here.
-        if !withLock({ $0.machine.deadlineTimerArmed(held) }) { held.cancel() }
+        // The machine keeps it, or says to cancel it (the request ended meanwhile).
+        send { $0.deadlineTimerArmed(held) }
     }
 
     // MARK: - Finishing

@@ -385,6 +385,10 @@ final class Transfer: @unchecked Sendable {
             askRetriers(stage, about: error) // lifecycle
         case let .scheduleRetry(delay, stage):
             scheduleRetry(after: delay, stage) // lifecycle
+        case let .armDeadlineTimer(deadline):
+            armDeadlineTimer(at: deadline) // lifecycle
+        case let .cancelTimer(timer):
+            timer.cancel()
         case let .finish(kind, outcome, timers):
             // A cancel that ends the request at once: an attempt made for it meanwhile never sends.
             if case .cancelled = kind { cancelFlag.store(true, ordering: .relaxed) }

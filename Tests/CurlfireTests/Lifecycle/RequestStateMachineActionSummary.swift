@@ -17,6 +17,8 @@ extension RequestStateMachine.Action {
         case askRetriers(RequestStateMachine.Stage)
         case scheduleRetry(after: TimeInterval, RequestStateMachine.Stage)
         case finish(RequestStateMachine.Finish, cancelling: [RequestStateMachine.StageTimer] = [])
+        case armDeadlineTimer(at: UInt64)
+        case cancelTimer(RequestStateMachine.StageTimer)
     }
 
     /// The action without its data.
@@ -32,6 +34,8 @@ extension RequestStateMachine.Action {
         case let .askRetriers(stage, _): return .askRetriers(stage)
         case let .scheduleRetry(delay, stage): return .scheduleRetry(after: delay, stage)
         case let .finish(kind, _, timers): return .finish(kind, cancelling: timers)
+        case let .armDeadlineTimer(deadline): return .armDeadlineTimer(at: deadline)
+        case let .cancelTimer(timer): return .cancelTimer(timer)
         }
     }
 }

@@ -1,20 +1,26 @@
 @testable import Curlfire
 
-// The complete table of RequestStateMachine: 9 states × 33 events (the 5 not bound to a stage, and
-// the 14 stage-bound ones for the current stage and for a stage the machine has left), once for a
-// request never suspended and once after `suspend()`. Each row: state, event, next state, action,
-// kind (legal / stale / impossible), and whether `suspend()` is in effect afterwards.
+// The complete table of RequestStateMachine: 9 states × 37 events (the 7 not bound to a stage — the
+// deadline timer's request and report among them — and the 15 stage-bound ones for the current stage
+// and for a stage the machine has left), once for a request never suspended and once after
+// `suspend()`. Each row: state, event, next state, action, kind (legal / stale / impossible), and
+// whether `suspend()` is in effect afterwards. The machines start with a deadline (`tableDeadline`).
 //
 // Impossible pairs, and why the owner (Transfer) can never send them:
 // - any stage-bound event while idle: no stage has been issued yet;
-// - the deadline while idle: its timer is armed by a stage (adapters, retriers, redirect handlers);
+// - the deadline, or a stage asking for the deadline timer, while idle: the timer is armed by a stage
+//   (adapters, retriers, redirect handlers);
 // - an answer for the current stage in a state that did not ask for it: each stage's adapters,
 //   attempt, redirect handler, retriers and delay answer once, in the state that asked (an adapted
 //   stage is running or past it; an attempt ends once; the decisions and the delay come once; the
-//   cache is consulted while the stage's attempt is planned, so running, or being stopped).
+//   cache is consulted while the stage's attempt is planned, so running, or being stopped; a retry
+//   timer is reported once, by the stage that is delaying);
+// - a deadline timer reported armed when the machine did not ask for one (none of the table's did).
 // Stale pairs are answers or timers of a stage the machine has left (cancelled, timed out, answered).
+// A retry timer reported for a stage the machine has left is legal, not stale: the machine answers
+// `cancelTimer`, since it keeps no timer for a stage it left.
 extension RequestStateMachineTests {
-    /// Every (state, event) pair of a request never suspended: 297 rows.
+    /// Every (state, event) pair of a request never suspended: 333 rows.
     static let unsuspendedRows: [Row] = [
         // idle
         Row("idle", .start, "adapting", "adapt", .legal, suspendedAfter: false),
@@ -50,6 +56,10 @@ extension RequestStateMachineTests {
         Row("idle", .delayElapsed(stale: true), "idle", "none", .impossible, suspendedAfter: false),
         Row("idle", .cacheConsulted(), "idle", "none", .impossible, suspendedAfter: false),
         Row("idle", .cacheConsulted(stale: true), "idle", "none", .impossible, suspendedAfter: false),
+        Row("idle", .deadlineTimerNeeded, "idle", "none", .impossible, suspendedAfter: false),
+        Row("idle", .deadlineTimerArmed, "idle", "none", .impossible, suspendedAfter: false),
+        Row("idle", .retryTimerArmed(), "idle", "none", .impossible, suspendedAfter: false),
+        Row("idle", .retryTimerArmed(stale: true), "idle", "none", .impossible, suspendedAfter: false),
         // adapting
         Row("adapting", .start, "adapting", "none", .legal, suspendedAfter: false),
         Row("adapting", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -84,6 +94,10 @@ extension RequestStateMachineTests {
         Row("adapting", .delayElapsed(stale: true), "adapting", "none", .stale, suspendedAfter: false),
         Row("adapting", .cacheConsulted(), "adapting", "none", .impossible, suspendedAfter: false),
         Row("adapting", .cacheConsulted(stale: true), "adapting", "none", .stale, suspendedAfter: false),
+        Row("adapting", .deadlineTimerNeeded, "adapting", "armDeadlineTimer", .legal, suspendedAfter: false),
+        Row("adapting", .deadlineTimerArmed, "adapting", "none", .impossible, suspendedAfter: false),
+        Row("adapting", .retryTimerArmed(), "adapting", "none", .impossible, suspendedAfter: false),
+        Row("adapting", .retryTimerArmed(stale: true), "adapting", "cancelTimer", .legal, suspendedAfter: false),
         // running
         Row("running", .start, "running", "none", .legal, suspendedAfter: false),
         Row("running", .cancel, "cancelling", "cancelAttempt", .legal, suspendedAfter: false),
@@ -118,6 +132,10 @@ extension RequestStateMachineTests {
         Row("running", .delayElapsed(stale: true), "running", "none", .stale, suspendedAfter: false),
         Row("running", .cacheConsulted(), "running", "none", .legal, suspendedAfter: false),
         Row("running", .cacheConsulted(stale: true), "running", "none", .stale, suspendedAfter: false),
+        Row("running", .deadlineTimerNeeded, "running", "armDeadlineTimer", .legal, suspendedAfter: false),
+        Row("running", .deadlineTimerArmed, "running", "none", .impossible, suspendedAfter: false),
+        Row("running", .retryTimerArmed(), "running", "none", .impossible, suspendedAfter: false),
+        Row("running", .retryTimerArmed(stale: true), "running", "cancelTimer", .legal, suspendedAfter: false),
         // cancelling
         Row("cancelling", .start, "cancelling", "none", .legal, suspendedAfter: false),
         Row("cancelling", .cancel, "cancelling", "none", .legal, suspendedAfter: false),
@@ -152,6 +170,10 @@ extension RequestStateMachineTests {
         Row("cancelling", .delayElapsed(stale: true), "cancelling", "none", .stale, suspendedAfter: false),
         Row("cancelling", .cacheConsulted(), "cancelling", "none", .legal, suspendedAfter: false),
         Row("cancelling", .cacheConsulted(stale: true), "cancelling", "none", .stale, suspendedAfter: false),
+        Row("cancelling", .deadlineTimerNeeded, "cancelling", "none", .legal, suspendedAfter: false),
+        Row("cancelling", .deadlineTimerArmed, "cancelling", "none", .impossible, suspendedAfter: false),
+        Row("cancelling", .retryTimerArmed(), "cancelling", "none", .impossible, suspendedAfter: false),
+        Row("cancelling", .retryTimerArmed(stale: true), "cancelling", "cancelTimer", .legal, suspendedAfter: false),
         // timingOut
         Row("timingOut", .start, "timingOut", "none", .legal, suspendedAfter: false),
         Row("timingOut", .cancel, "timingOut", "none", .legal, suspendedAfter: false),
@@ -186,6 +208,10 @@ extension RequestStateMachineTests {
         Row("timingOut", .delayElapsed(stale: true), "timingOut", "none", .stale, suspendedAfter: false),
         Row("timingOut", .cacheConsulted(), "timingOut", "none", .legal, suspendedAfter: false),
         Row("timingOut", .cacheConsulted(stale: true), "timingOut", "none", .stale, suspendedAfter: false),
+        Row("timingOut", .deadlineTimerNeeded, "timingOut", "none", .legal, suspendedAfter: false),
+        Row("timingOut", .deadlineTimerArmed, "timingOut", "none", .impossible, suspendedAfter: false),
+        Row("timingOut", .retryTimerArmed(), "timingOut", "none", .impossible, suspendedAfter: false),
+        Row("timingOut", .retryTimerArmed(stale: true), "timingOut", "cancelTimer", .legal, suspendedAfter: false),
         // awaitingRedirect
         Row("awaitingRedirect", .start, "awaitingRedirect", "none", .legal, suspendedAfter: false),
         Row("awaitingRedirect", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -220,6 +246,10 @@ extension RequestStateMachineTests {
         Row("awaitingRedirect", .delayElapsed(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: false),
         Row("awaitingRedirect", .cacheConsulted(), "awaitingRedirect", "none", .impossible, suspendedAfter: false),
         Row("awaitingRedirect", .cacheConsulted(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: false),
+        Row("awaitingRedirect", .deadlineTimerNeeded, "awaitingRedirect", "armDeadlineTimer", .legal, suspendedAfter: false),
+        Row("awaitingRedirect", .deadlineTimerArmed, "awaitingRedirect", "none", .impossible, suspendedAfter: false),
+        Row("awaitingRedirect", .retryTimerArmed(), "awaitingRedirect", "none", .impossible, suspendedAfter: false),
+        Row("awaitingRedirect", .retryTimerArmed(stale: true), "awaitingRedirect", "cancelTimer", .legal, suspendedAfter: false),
         // awaitingRetry
         Row("awaitingRetry", .start, "awaitingRetry", "none", .legal, suspendedAfter: false),
         Row("awaitingRetry", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -254,6 +284,10 @@ extension RequestStateMachineTests {
         Row("awaitingRetry", .delayElapsed(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: false),
         Row("awaitingRetry", .cacheConsulted(), "awaitingRetry", "none", .impossible, suspendedAfter: false),
         Row("awaitingRetry", .cacheConsulted(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: false),
+        Row("awaitingRetry", .deadlineTimerNeeded, "awaitingRetry", "armDeadlineTimer", .legal, suspendedAfter: false),
+        Row("awaitingRetry", .deadlineTimerArmed, "awaitingRetry", "none", .impossible, suspendedAfter: false),
+        Row("awaitingRetry", .retryTimerArmed(), "awaitingRetry", "none", .impossible, suspendedAfter: false),
+        Row("awaitingRetry", .retryTimerArmed(stale: true), "awaitingRetry", "cancelTimer", .legal, suspendedAfter: false),
         // delaying
         Row("delaying", .start, "delaying", "none", .legal, suspendedAfter: false),
         Row("delaying", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: false),
@@ -288,6 +322,10 @@ extension RequestStateMachineTests {
         Row("delaying", .delayElapsed(stale: true), "delaying", "none", .stale, suspendedAfter: false),
         Row("delaying", .cacheConsulted(), "delaying", "none", .impossible, suspendedAfter: false),
         Row("delaying", .cacheConsulted(stale: true), "delaying", "none", .stale, suspendedAfter: false),
+        Row("delaying", .deadlineTimerNeeded, "delaying", "armDeadlineTimer", .legal, suspendedAfter: false),
+        Row("delaying", .deadlineTimerArmed, "delaying", "none", .impossible, suspendedAfter: false),
+        Row("delaying", .retryTimerArmed(), "delaying", "none", .legal, suspendedAfter: false),
+        Row("delaying", .retryTimerArmed(stale: true), "delaying", "cancelTimer", .legal, suspendedAfter: false),
         // finished
         Row("finished", .start, "finished", "none", .legal, suspendedAfter: false),
         Row("finished", .cancel, "finished", "none", .legal, suspendedAfter: false),
@@ -322,8 +360,12 @@ extension RequestStateMachineTests {
         Row("finished", .delayElapsed(stale: true), "finished", "none", .stale, suspendedAfter: false),
         Row("finished", .cacheConsulted(), "finished", "none", .stale, suspendedAfter: false),
         Row("finished", .cacheConsulted(stale: true), "finished", "none", .stale, suspendedAfter: false),
+        Row("finished", .deadlineTimerNeeded, "finished", "none", .legal, suspendedAfter: false),
+        Row("finished", .deadlineTimerArmed, "finished", "none", .impossible, suspendedAfter: false),
+        Row("finished", .retryTimerArmed(), "finished", "cancelTimer", .legal, suspendedAfter: false),
+        Row("finished", .retryTimerArmed(stale: true), "finished", "cancelTimer", .legal, suspendedAfter: false),
     ]
-    /// Every (state, event) pair after `suspend()`: 297 rows.
+    /// Every (state, event) pair after `suspend()`: 333 rows.
     static let suspendedRows: [Row] = [
         // idle
         Row("idle", .start, "adapting", "adapt", .legal, suspendedAfter: true),
@@ -359,6 +401,10 @@ extension RequestStateMachineTests {
         Row("idle", .delayElapsed(stale: true), "idle", "none", .impossible, suspendedAfter: true),
         Row("idle", .cacheConsulted(), "idle", "none", .impossible, suspendedAfter: true),
         Row("idle", .cacheConsulted(stale: true), "idle", "none", .impossible, suspendedAfter: true),
+        Row("idle", .deadlineTimerNeeded, "idle", "none", .impossible, suspendedAfter: true),
+        Row("idle", .deadlineTimerArmed, "idle", "none", .impossible, suspendedAfter: true),
+        Row("idle", .retryTimerArmed(), "idle", "none", .impossible, suspendedAfter: true),
+        Row("idle", .retryTimerArmed(stale: true), "idle", "none", .impossible, suspendedAfter: true),
         // adapting
         Row("adapting", .start, "adapting", "none", .legal, suspendedAfter: true),
         Row("adapting", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -393,6 +439,10 @@ extension RequestStateMachineTests {
         Row("adapting", .delayElapsed(stale: true), "adapting", "none", .stale, suspendedAfter: true),
         Row("adapting", .cacheConsulted(), "adapting", "none", .impossible, suspendedAfter: true),
         Row("adapting", .cacheConsulted(stale: true), "adapting", "none", .stale, suspendedAfter: true),
+        Row("adapting", .deadlineTimerNeeded, "adapting", "armDeadlineTimer", .legal, suspendedAfter: true),
+        Row("adapting", .deadlineTimerArmed, "adapting", "none", .impossible, suspendedAfter: true),
+        Row("adapting", .retryTimerArmed(), "adapting", "none", .impossible, suspendedAfter: true),
+        Row("adapting", .retryTimerArmed(stale: true), "adapting", "cancelTimer", .legal, suspendedAfter: true),
         // running
         Row("running", .start, "running", "none", .legal, suspendedAfter: true),
         Row("running", .cancel, "cancelling", "cancelAttempt", .legal, suspendedAfter: true),
@@ -427,6 +477,10 @@ extension RequestStateMachineTests {
         Row("running", .delayElapsed(stale: true), "running", "none", .stale, suspendedAfter: true),
         Row("running", .cacheConsulted(), "running", "none", .legal, suspendedAfter: true),
         Row("running", .cacheConsulted(stale: true), "running", "none", .stale, suspendedAfter: true),
+        Row("running", .deadlineTimerNeeded, "running", "armDeadlineTimer", .legal, suspendedAfter: true),
+        Row("running", .deadlineTimerArmed, "running", "none", .impossible, suspendedAfter: true),
+        Row("running", .retryTimerArmed(), "running", "none", .impossible, suspendedAfter: true),
+        Row("running", .retryTimerArmed(stale: true), "running", "cancelTimer", .legal, suspendedAfter: true),
         // cancelling
         Row("cancelling", .start, "cancelling", "none", .legal, suspendedAfter: true),
         Row("cancelling", .cancel, "cancelling", "none", .legal, suspendedAfter: true),
@@ -461,6 +515,10 @@ extension RequestStateMachineTests {
         Row("cancelling", .delayElapsed(stale: true), "cancelling", "none", .stale, suspendedAfter: true),
         Row("cancelling", .cacheConsulted(), "cancelling", "none", .legal, suspendedAfter: true),
         Row("cancelling", .cacheConsulted(stale: true), "cancelling", "none", .stale, suspendedAfter: true),
+        Row("cancelling", .deadlineTimerNeeded, "cancelling", "none", .legal, suspendedAfter: true),
+        Row("cancelling", .deadlineTimerArmed, "cancelling", "none", .impossible, suspendedAfter: true),
+        Row("cancelling", .retryTimerArmed(), "cancelling", "none", .impossible, suspendedAfter: true),
+        Row("cancelling", .retryTimerArmed(stale: true), "cancelling", "cancelTimer", .legal, suspendedAfter: true),
         // timingOut
         Row("timingOut", .start, "timingOut", "none", .legal, suspendedAfter: true),
         Row("timingOut", .cancel, "timingOut", "none", .legal, suspendedAfter: true),
@@ -495,6 +553,10 @@ extension RequestStateMachineTests {
         Row("timingOut", .delayElapsed(stale: true), "timingOut", "none", .stale, suspendedAfter: true),
         Row("timingOut", .cacheConsulted(), "timingOut", "none", .legal, suspendedAfter: true),
         Row("timingOut", .cacheConsulted(stale: true), "timingOut", "none", .stale, suspendedAfter: true),
+        Row("timingOut", .deadlineTimerNeeded, "timingOut", "none", .legal, suspendedAfter: true),
+        Row("timingOut", .deadlineTimerArmed, "timingOut", "none", .impossible, suspendedAfter: true),
+        Row("timingOut", .retryTimerArmed(), "timingOut", "none", .impossible, suspendedAfter: true),
+        Row("timingOut", .retryTimerArmed(stale: true), "timingOut", "cancelTimer", .legal, suspendedAfter: true),
         // awaitingRedirect
         Row("awaitingRedirect", .start, "awaitingRedirect", "none", .legal, suspendedAfter: true),
         Row("awaitingRedirect", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -529,6 +591,10 @@ extension RequestStateMachineTests {
         Row("awaitingRedirect", .delayElapsed(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: true),
         Row("awaitingRedirect", .cacheConsulted(), "awaitingRedirect", "none", .impossible, suspendedAfter: true),
         Row("awaitingRedirect", .cacheConsulted(stale: true), "awaitingRedirect", "none", .stale, suspendedAfter: true),
+        Row("awaitingRedirect", .deadlineTimerNeeded, "awaitingRedirect", "armDeadlineTimer", .legal, suspendedAfter: true),
+        Row("awaitingRedirect", .deadlineTimerArmed, "awaitingRedirect", "none", .impossible, suspendedAfter: true),
+        Row("awaitingRedirect", .retryTimerArmed(), "awaitingRedirect", "none", .impossible, suspendedAfter: true),
+        Row("awaitingRedirect", .retryTimerArmed(stale: true), "awaitingRedirect", "cancelTimer", .legal, suspendedAfter: true),
         // awaitingRetry
         Row("awaitingRetry", .start, "awaitingRetry", "none", .legal, suspendedAfter: true),
         Row("awaitingRetry", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -563,6 +629,10 @@ extension RequestStateMachineTests {
         Row("awaitingRetry", .delayElapsed(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: true),
         Row("awaitingRetry", .cacheConsulted(), "awaitingRetry", "none", .impossible, suspendedAfter: true),
         Row("awaitingRetry", .cacheConsulted(stale: true), "awaitingRetry", "none", .stale, suspendedAfter: true),
+        Row("awaitingRetry", .deadlineTimerNeeded, "awaitingRetry", "armDeadlineTimer", .legal, suspendedAfter: true),
+        Row("awaitingRetry", .deadlineTimerArmed, "awaitingRetry", "none", .impossible, suspendedAfter: true),
+        Row("awaitingRetry", .retryTimerArmed(), "awaitingRetry", "none", .impossible, suspendedAfter: true),
+        Row("awaitingRetry", .retryTimerArmed(stale: true), "awaitingRetry", "cancelTimer", .legal, suspendedAfter: true),
         // delaying
         Row("delaying", .start, "delaying", "none", .legal, suspendedAfter: true),
         Row("delaying", .cancel, "finished", "finish(cancelled)", .legal, suspendedAfter: true),
@@ -597,6 +667,10 @@ extension RequestStateMachineTests {
         Row("delaying", .delayElapsed(stale: true), "delaying", "none", .stale, suspendedAfter: true),
         Row("delaying", .cacheConsulted(), "delaying", "none", .impossible, suspendedAfter: true),
         Row("delaying", .cacheConsulted(stale: true), "delaying", "none", .stale, suspendedAfter: true),
+        Row("delaying", .deadlineTimerNeeded, "delaying", "armDeadlineTimer", .legal, suspendedAfter: true),
+        Row("delaying", .deadlineTimerArmed, "delaying", "none", .impossible, suspendedAfter: true),
+        Row("delaying", .retryTimerArmed(), "delaying", "none", .legal, suspendedAfter: true),
+        Row("delaying", .retryTimerArmed(stale: true), "delaying", "cancelTimer", .legal, suspendedAfter: true),
         // finished
         Row("finished", .start, "finished", "none", .legal, suspendedAfter: true),
         Row("finished", .cancel, "finished", "none", .legal, suspendedAfter: true),
@@ -631,6 +705,10 @@ extension RequestStateMachineTests {
         Row("finished", .delayElapsed(stale: true), "finished", "none", .stale, suspendedAfter: true),
         Row("finished", .cacheConsulted(), "finished", "none", .stale, suspendedAfter: true),
         Row("finished", .cacheConsulted(stale: true), "finished", "none", .stale, suspendedAfter: true),
+        Row("finished", .deadlineTimerNeeded, "finished", "none", .legal, suspendedAfter: true),
+        Row("finished", .deadlineTimerArmed, "finished", "none", .impossible, suspendedAfter: true),
+        Row("finished", .retryTimerArmed(), "finished", "cancelTimer", .legal, suspendedAfter: true),
+        Row("finished", .retryTimerArmed(stale: true), "finished", "cancelTimer", .legal, suspendedAfter: true),
     ]
 
 }

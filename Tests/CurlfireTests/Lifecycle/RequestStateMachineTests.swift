@@ -57,7 +57,19 @@ final class RequestStateMachineTests: XCTestCase {
         case delayElapsed(stale: Bool = false)
         /// Cache hook 1 reports its candidate (no stored entry in the table).
         case cacheConsulted(stale: Bool = false)
+        /// A stage waits outside the engine: the deadline timer is asked for (``tableDeadline``).
+        case deadlineTimerNeeded
+        /// The owner reports a deadline timer armed (none was asked for in the table's machines).
+        case deadlineTimerArmed
+        /// The owner reports the retry delay's timer armed.
+        case retryTimerArmed(stale: Bool = false)
     }
+
+    /// The deadline every table machine starts with (monotonic nanoseconds): a request with a
+    /// `timeoutIntervalForResource`, so `deadlineTimerNeeded` has a deadline to arm.
+    static let tableDeadline: UInt64 = 5_000
+    /// The timer every table row's timer report carries (it does nothing).
+    static let tableTimer = Machine.StageTimer {}
 
     /// The first stage a machine issues: stale once a machine built `withHistory` has moved on.
     static let firstStage = Stage(attempt: 1, hop: 0, generation: 1)
@@ -69,10 +81,10 @@ final class RequestStateMachineTests: XCTestCase {
         let current = machine.stage ?? Stage(attempt: 0, hop: 0, generation: 0)
         func stage(_ stale: Bool) -> Stage { stale ? firstStage : current }
         switch event {
-        case .start: return machine.start(deadline: 0)
+        case .start: return machine.start(deadline: tableDeadline)
         case .cancel: return machine.cancel(discardingResumeData: false)
         case .suspend: return machine.suspend()
-        case .resume: return machine.resume(deadline: 0)
+        case .resume: return machine.resume(deadline: tableDeadline)
         case .deadline: return machine.resourceDeadlineElapsed()
         case let .adapted(adapt, stale): return machine.adapted(adapt.machineAdaptation, for: stage(stale))
         case let .ended(verdict, stale):
@@ -85,6 +97,9 @@ final class RequestStateMachineTests: XCTestCase {
         case let .cacheConsulted(stale):
             machine.cacheConsulted(candidate: nil, for: stage(stale))
             return .none
+        case .deadlineTimerNeeded: return machine.deadlineTimerNeeded()
+        case .deadlineTimerArmed: return machine.deadlineTimerArmed(tableTimer)
+        case let .retryTimerArmed(stale): return machine.retryTimerArmed(tableTimer, for: stage(stale))
         }
     }
 
@@ -92,13 +107,14 @@ final class RequestStateMachineTests: XCTestCase {
     /// through a failed first attempt and its retry first (so ``firstStage`` is one the machine left).
     /// Impossible pairs are recorded in `impossible` instead of stopping the test process.
     static func machine(in state: String, retriers: Bool = true, maximumRedirects: Int = 16, suspended: Bool = false,
-                        withHistory: Bool = false, deadline: UInt64 = 0,
+                        withHistory: Bool = false, deadline: UInt64 = tableDeadline,
                         impossible: Recorder<String> = Recorder<String>()) -> Machine {
         var machine = Machine(hasRetriers: retriers, maximumRedirects: maximumRedirects,
                               reportImpossible: { impossible.append($0) })
         if suspended { _ = machine.suspend() }
         if withHistory, state != "idle" {
-            for event: Event in [.start, .adapted(.succeeded), .ended(.retryable), .retry(.retry(after: 0))] {
+            _ = machine.start(deadline: deadline)
+            for event: Event in [.adapted(.succeeded), .ended(.retryable), .retry(.retry(after: 0))] {
                 feed(&machine, event)
             }
         }
@@ -114,7 +130,7 @@ final class RequestStateMachineTests: XCTestCase {
             "finished": [.start, .adapted(.succeeded), .ended(.final)],
         ]
         for event in (paths[state] ?? []).dropFirst(withHistory ? 1 : 0) {
-            if case .start = event, deadline > 0 { _ = machine.start(deadline: deadline) } else { feed(&machine, event) }
+            if case .start = event { _ = machine.start(deadline: deadline) } else { feed(&machine, event) }
         }
         return machine
     }
@@ -146,6 +162,8 @@ final class RequestStateMachineTests: XCTestCase {
         case .askRedirectHandler: return "askRedirectHandler"
         case .askRetriers: return "askRetriers"
         case let .scheduleRetry(delay, _): return "scheduleRetry(\(delay))"
+        case .armDeadlineTimer: return "armDeadlineTimer"
+        case .cancelTimer: return "cancelTimer"
         case .finish(.retryFailed, _, _): return "finish(retryFailed)" // its payload is not part of the name
         case let .finish(kind, _, _): return "finish(\(kind))"
         }
@@ -181,7 +199,8 @@ final class RequestStateMachineTests: XCTestCase {
     /// Every state, by name.
     static let allStates = ["idle", "adapting", "running", "cancelling", "timingOut", "awaitingRedirect",
                             "awaitingRetry", "delaying", "finished"]
-    /// Every event: the 5 not bound to a stage, and the 14 bound ones for the current stage and for a stale one.
+    /// Every event: the 7 not bound to a stage (the deadline timer's two among them), and the 15 bound
+    /// ones for the current stage and for a stale one.
     static let allEvents: [Event] = {
         let bound: [(Bool) -> Event] = [
             { .adapted(.succeeded, stale: $0) }, { .adapted(.failed, stale: $0) }, { .adapted(.refused, stale: $0) },
@@ -189,14 +208,15 @@ final class RequestStateMachineTests: XCTestCase {
             { .redirect(follow: true, stale: $0) }, { .redirect(follow: false, stale: $0) },
             { .retry(.retry(after: 0), stale: $0) }, { .retry(.retry(after: 30), stale: $0) },
             { .retry(.doNotRetry, stale: $0) }, { .retry(.failWithRetryError, stale: $0) },
-            { .delayElapsed(stale: $0) }, { .cacheConsulted(stale: $0) },
+            { .delayElapsed(stale: $0) }, { .cacheConsulted(stale: $0) }, { .retryTimerArmed(stale: $0) },
         ]
-        return [.start, .cancel, .suspend, .resume, .deadline] + bound.map { $0(false) } + bound.map { $0(true) }
+        return [.start, .cancel, .suspend, .resume, .deadline, .deadlineTimerNeeded, .deadlineTimerArmed]
+            + bound.map { $0(false) } + bound.map { $0(true) }
     }()
 
     func testTheTransitionTableListsEveryPairOnceSuspendedOrNot() {
         let expected = Set(Self.allStates.flatMap { state in Self.allEvents.map { "\(state) + \($0)" } })
-        XCTAssertEqual(expected.count, 9 * 33)
+        XCTAssertEqual(expected.count, 9 * 37)
         for rows in [Self.unsuspendedRows, Self.suspendedRows] {
             let listed = rows.map { "\($0.state) + \($0.event)" }
             XCTAssertEqual(listed.count, expected.count)
@@ -230,9 +250,9 @@ final class RequestStateMachineTests: XCTestCase {
     func testThatTheTableCountsAreTheOnesTheDocumentationGives() {
         // RequestStateMachine's doc comment and docs/Architecture.md quote these counts.
         for rows in [Self.unsuspendedRows, Self.suspendedRows] {
-            XCTAssertEqual(rows.filter { $0.kind == .legal }.count, 65)
+            XCTAssertEqual(rows.filter { $0.kind == .legal }.count, 83)
             XCTAssertEqual(rows.filter { $0.kind == .stale }.count, 127)
-            XCTAssertEqual(rows.filter { $0.kind == .impossible }.count, 105)
+            XCTAssertEqual(rows.filter { $0.kind == .impossible }.count, 123)
         }
     }
 

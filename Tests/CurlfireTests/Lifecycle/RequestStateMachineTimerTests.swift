@@ -21,7 +21,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let impossible = Recorder<String>()
         var machine = delaying(impossible)
         let armed = timer(Recorder<String>())
-        XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
+        XCTAssertEqual(machine.retryTimerArmed(armed, for: machine.stage!).summary, .none, "kept")
         guard case .delayingRetry(_, armed?) = machine.state else { return XCTFail("\(machine.state)") }
         XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled, cancelling: [armed]))
         XCTAssertEqual(impossible.all, [])
@@ -31,7 +31,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let impossible = Recorder<String>()
         var machine = delaying(impossible)
         let armed = timer(Recorder<String>())
-        XCTAssertTrue(machine.retryTimerArmed(armed, for: machine.stage!))
+        XCTAssertEqual(machine.retryTimerArmed(armed, for: machine.stage!).summary, .none, "kept")
         XCTAssertEqual(machine.resourceDeadlineElapsed().summary, .finish(.resourceTimedOut, cancelling: [armed]))
         XCTAssertEqual(impossible.all, [])
     }
@@ -40,7 +40,7 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let impossible = Recorder<String>()
         var machine = delaying(impossible)
         let stage = machine.stage!
-        XCTAssertTrue(machine.retryTimerArmed(timer(Recorder<String>()), for: stage))
+        XCTAssertEqual(machine.retryTimerArmed(timer(Recorder<String>()), for: stage).summary, .none, "kept")
         XCTAssertEqual(RequestStateMachineTests.name(machine.delayElapsed(for: stage)), "adapt")
         XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), "nothing left to cancel")
         XCTAssertEqual(impossible.all, [])
@@ -51,11 +51,13 @@ final class RequestStateMachineTimerTests: XCTestCase {
         var cancelled = delaying(impossible)
         let stage = cancelled.stage!
         XCTAssertEqual(cancelled.cancel(discardingResumeData: false).summary, .finish(.cancelled))
-        XCTAssertFalse(cancelled.retryTimerArmed(timer(Recorder<String>()), for: stage), "stale: not kept")
+        let late = timer(Recorder<String>())
+        XCTAssertEqual(cancelled.retryTimerArmed(late, for: stage).summary, .cancelTimer(late), "stale: not kept, cancel it")
         var fired = delaying(impossible)
         let firedStage = fired.stage!
         _ = fired.delayElapsed(for: firedStage) // fired before the owner reported it armed
-        XCTAssertFalse(fired.retryTimerArmed(timer(Recorder<String>()), for: firedStage))
+        let afterFiring = timer(Recorder<String>())
+        XCTAssertEqual(fired.retryTimerArmed(afterFiring, for: firedStage).summary, .cancelTimer(afterFiring))
         XCTAssertEqual(impossible.all, [], "a stage left meanwhile is stale, not impossible")
     }
 
@@ -63,49 +65,50 @@ final class RequestStateMachineTimerTests: XCTestCase {
         let impossible = Recorder<String>()
         var machine = delaying(impossible)
         let stage = machine.stage!
-        XCTAssertTrue(machine.retryTimerArmed(timer(Recorder<String>()), for: stage))
-        XCTAssertFalse(machine.retryTimerArmed(timer(Recorder<String>()), for: stage))
+        XCTAssertEqual(machine.retryTimerArmed(timer(Recorder<String>()), for: stage).summary, .none, "kept")
+        XCTAssertEqual(machine.retryTimerArmed(timer(Recorder<String>()), for: stage).summary, .none, "twice: impossible")
         XCTAssertEqual(impossible.all.count, 1)
         var running = RequestStateMachineTests.machine(in: "running", impossible: impossible)
-        XCTAssertFalse(running.retryTimerArmed(timer(Recorder<String>()), for: running.stage!))
+        XCTAssertEqual(running.retryTimerArmed(timer(Recorder<String>()), for: running.stage!).summary, .none)
         XCTAssertEqual(impossible.all.count, 2)
         guard case .running = running.state else { return XCTFail("ignored: \(running.state)") }
     }
 
-    func testThatTheDeadlineTimerIsClaimedOnceAndHandedBackByTheFinish() {
+    func testThatTheDeadlineTimerIsAskedForOnceAndHandedBackByTheFinish() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "awaitingRetry", deadline: 5_000, impossible: impossible)
-        XCTAssertEqual(machine.claimDeadlineTimer(), 5_000, "the claim hands out the deadline to arm the timer for")
-        XCTAssertNil(machine.claimDeadlineTimer(), "armed once")
+        XCTAssertEqual(machine.deadlineTimerNeeded().summary, .armDeadlineTimer(at: 5_000), "asked for with the deadline")
+        XCTAssertEqual(machine.deadlineTimerNeeded().summary, .none, "armed once")
         let deadline = timer(Recorder<String>())
-        XCTAssertTrue(machine.deadlineTimerArmed(deadline))
+        XCTAssertEqual(machine.deadlineTimerArmed(deadline).summary, .none, "kept")
         XCTAssertEqual(machine.deadlineTimer, .armed(deadline))
         XCTAssertEqual(machine.retryDecided(.retry(after: 30), for: machine.stage!).summary,
                        .scheduleRetry(after: 30, machine.stage!))
         let retry = timer(Recorder<String>())
-        XCTAssertTrue(machine.retryTimerArmed(retry, for: machine.stage!))
+        XCTAssertEqual(machine.retryTimerArmed(retry, for: machine.stage!).summary, .none)
         XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled, cancelling: [retry, deadline]))
-        XCTAssertNil(machine.claimDeadlineTimer(), "a finished request arms nothing")
+        XCTAssertEqual(machine.deadlineTimerNeeded().summary, .none, "a finished request arms nothing")
         XCTAssertEqual(impossible.all, [])
     }
 
     func testThatADeadlineTimerArmedAfterTheEndIsTheOwnersToCancel() {
         let impossible = Recorder<String>()
         var machine = RequestStateMachineTests.machine(in: "adapting", deadline: 5_000, impossible: impossible)
-        XCTAssertEqual(machine.claimDeadlineTimer(), 5_000)
-        XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), "claimed, not reported yet: nothing to hand back")
-        XCTAssertFalse(machine.deadlineTimerArmed(timer(Recorder<String>())))
+        XCTAssertEqual(machine.deadlineTimerNeeded().summary, .armDeadlineTimer(at: 5_000))
+        XCTAssertEqual(machine.cancel(discardingResumeData: false).summary, .finish(.cancelled), "asked for, not reported yet: nothing to hand back")
+        let late = timer(Recorder<String>())
+        XCTAssertEqual(machine.deadlineTimerArmed(late).summary, .cancelTimer(late), "armed after the end: cancel it")
         XCTAssertEqual(impossible.all, [])
         var unclaimed = RequestStateMachineTests.machine(in: "adapting", impossible: impossible)
-        XCTAssertFalse(unclaimed.deadlineTimerArmed(timer(Recorder<String>())))
+        XCTAssertEqual(unclaimed.deadlineTimerArmed(timer(Recorder<String>())).summary, .none)
         XCTAssertEqual(impossible.all.count, 1, "a timer nobody claimed is impossible")
     }
 
-    func testThatARequestWithoutADeadlineClaimsNoDeadlineTimer() {
+    func testThatARequestWithoutADeadlineAsksForNoDeadlineTimer() {
         let impossible = Recorder<String>()
         for state in ["adapting", "awaitingRetry", "awaitingRedirect", "delaying"] {
-            var machine = RequestStateMachineTests.machine(in: state, impossible: impossible)
-            XCTAssertNil(machine.claimDeadlineTimer(), "\(state): no deadline, no timer")
+            var machine = RequestStateMachineTests.machine(in: state, deadline: 0, impossible: impossible)
+            XCTAssertEqual(machine.deadlineTimerNeeded().summary, .none, "\(state): no deadline, no timer")
             XCTAssertEqual(machine.deadlineTimer, .unarmed, state)
         }
         XCTAssertEqual(impossible.all, [])
