@@ -488,10 +488,7 @@ struct RequestStateMachine: Sendable {
             state = .delayingRetry(stage, timer: timer)
             return .none
         }
-        if isImpossible(for: stage) {
-            reportImpossible("retryTimerArmed for \(stage) in \(state)")
-            return .none
-        }
+        if isImpossible(for: stage) { return unexpected("retryTimerArmed", for: stage) }
         return .cancelTimer(timer) // a stage the machine left: the timer is not kept
     }
 
