@@ -71,10 +71,15 @@ final class RequestStateMachineActionDataTests: XCTestCase {
         XCTAssertNil(outcome.retryResume, "started over: no partial file to hand on")
     }
 
+    /// A stored entry cache hook 1 could choose as the candidate.
+    private func storedEntry() -> CachedEntry {
+        CachedEntry(key: "https://a.test/1", statusCode: 200, fields: [], body: Data("stored".utf8),
+                    requestTime: Date(), responseTime: Date())
+    }
+
     func testThatARedirectHopsStartCarriesTheCacheCandidateTheFirstHopWasMadeConditionalOn() {
         var machine = RequestStateMachineTests.machine(in: "running")
-        let candidate = CachedEntry(key: "https://a.test/1", statusCode: 200, fields: [], body: Data("stored".utf8),
-                                    requestTime: Date(), responseTime: Date())
+        let candidate = storedEntry()
         machine.cacheConsulted(candidate: candidate, for: machine.stage!)
         var ended = result("moved")
         _ = machine.attemptEnded(.redirect, result: &ended, for: machine.stage!)
@@ -85,8 +90,7 @@ final class RequestStateMachineActionDataTests: XCTestCase {
 
     func testThatTheFinishCarriesTheCacheCandidateForTheCacheHookAndNoneWithoutOne() {
         var machine = RequestStateMachineTests.machine(in: "running")
-        let candidate = CachedEntry(key: "https://a.test/1", statusCode: 200, fields: [], body: Data("stored".utf8),
-                                    requestTime: Date(), responseTime: Date())
+        let candidate = storedEntry()
         machine.cacheConsulted(candidate: candidate, for: machine.stage!)
         var ended = result("304")
         let finished = machine.attemptEnded(.final, result: &ended, for: machine.stage!)
