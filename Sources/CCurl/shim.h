@@ -13,6 +13,12 @@
 #include <sys/prctl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/select.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <errno.h>
 
 /* --- callback types (named so Swift sees @convention(c) function types) --- */
 typedef size_t (*cfcurl_data_cb)(char *buffer, size_t size, size_t nitems, void *userdata);
@@ -65,6 +71,8 @@ static inline CURLcode cfcurl_msg_result(const CURLMsg *msg) { return msg->data.
 /* Names the calling thread (shown in /proc/<pid>/task/<tid>/comm, top, gdb): the engine thread is
  * "curlfire-engine". pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc module does not set. */
 static inline void cfcurl_name_current_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+/* The calling thread's kernel id (its /proc/self/task/<id> entry). */
+static inline int cfcurl_current_thread_id(void) { return (int)syscall(SYS_gettid); }
 
 /* --- live connection events (Engine/LiveEvents*.swift), installed only for sessions that want them --- */
 typedef int (*cfcurl_resolver_start_cb)(void *resolver_state, void *reserved, void *userdata);
@@ -92,6 +100,47 @@ static inline int cfcurl_sockaddr_text(const struct curl_sockaddr *a, char *buf,
         return inet_ntop(AF_INET6, &in6->sin6_addr, buf, len) != NULL;
     }
     return 0;
+}
+
+/* --- the engine's idle sleep (Engine/Engine+Inline.swift) --- */
+/* An eventfd that wakes the engine out of its idle sleep (non-blocking, closed on exec); -1 on failure. */
+static inline int cfcurl_wake_fd_make(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+static inline void cfcurl_wake_fd_signal(int fd) { uint64_t one = 1; ssize_t n = write(fd, &one, sizeof one); (void)n; }
+static inline void cfcurl_wake_fd_drain(int fd) { uint64_t count; ssize_t n = read(fd, &count, sizeof count); (void)n; }
+
+/* Sleeps until `wake_fd` or one of `count` (at most 32) sockets is readable, or `timeout_ms` passes.
+ * Returns a mask of the sockets that reported anything (readable, closed, invalid): bit i for sockets[i]. */
+static inline uint32_t cfcurl_idle_poll(int wake_fd, const int *sockets, int count, int timeout_ms) {
+    struct pollfd fds[33];
+    if(count > 32) count = 32;
+    fds[0].fd = wake_fd; fds[0].events = POLLIN; fds[0].revents = 0;
+    for(int i = 0; i < count; i++) { fds[i + 1].fd = sockets[i]; fds[i + 1].events = POLLIN; fds[i + 1].revents = 0; }
+    int ready = poll(fds, (nfds_t)(count + 1), timeout_ms);
+    uint32_t mask = 0;
+    if(ready > 0) {
+        for(int i = 0; i < count; i++) if(fds[i + 1].revents) mask |= (uint32_t)1 << i;
+    }
+    if(fds[0].revents & POLLIN) cfcurl_wake_fd_drain(wake_fd);
+    return mask;
+}
+
+/* Whether every socket the multi handle waits on is one of `sockets`, waited on for reading only
+ * (curl_multi_fdset), so a sleep that polls those sockets wakes when libcurl has work. 0 when libcurl
+ * waits for writing, on another socket, on a descriptor select() cannot hold, or on nothing at all. */
+static inline int cfcurl_multi_waits_to_read_only(CURLM *multi, const int *sockets, int count) {
+    fd_set readable, writable, failing;
+    int highest = -1;
+    FD_ZERO(&readable); FD_ZERO(&writable); FD_ZERO(&failing);
+    if(curl_multi_fdset(multi, &readable, &writable, &failing, &highest) != CURLM_OK || highest < 0) return 0;
+    if(highest >= FD_SETSIZE - 1) return 0;
+    for(int fd = 0; fd <= highest; fd++) {
+        if(FD_ISSET(fd, &writable)) return 0;
+        if(!FD_ISSET(fd, &readable)) continue;
+        int watched = 0;
+        for(int i = 0; i < count; i++) if(sockets[i] == fd) { watched = 1; break; }
+        if(!watched) return 0;
+    }
+    return 1;
 }
 
 #endif

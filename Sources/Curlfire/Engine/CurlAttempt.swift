@@ -251,8 +251,9 @@ final class CurlAttempt: @unchecked Sendable {
         proxyHeaderList = nil
     }
 
-    /// Whether the caller runs on the thread of the executor that runs this attempt (the engine
-    /// thread), compared by thread identity (`Engine.isCurrentThread`), never by name. The library
+    /// Whether the caller drives the executor that runs this attempt (the engine thread, or a thread
+    /// sending a request inline while it holds the engine's driver lock), compared by thread identity
+    /// (`Engine.isCurrentThread`), never by name. The library
     /// reads it only in `assert`, so release builds never evaluate it.
     var isOnEngineThread: Bool { transfer.session.engine.isCurrentThread }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import CCurl
 
 /// One thread driving one curl multi handle: the only place easy and multi handles are touched.
@@ -7,6 +8,12 @@ internal import CCurl
 /// the thread with `curl_multi_wakeup` (safe from any thread). Connections, DNS results and TLS
 /// sessions are shared by every transfer of the engine (one multi handle, one share handle), so
 /// they are reused within a session and never across sessions.
+///
+/// **The driver lock.** Whoever touches libcurl holds ``driver``: the engine thread for each turn of
+/// its loop (and while it sleeps in `curl_multi_poll`), or — while the engine has no transfer and
+/// sleeps outside libcurl (IdleSleep.swift) — a thread that starts a request and sends it itself
+/// (``driveInline(_:)``, docs/Architecture.md "Inline driving"). "Engine-thread state" below means
+/// state of the driver lock's holder.
 final class Engine: @unchecked Sendable {
     /// What other threads ask of the engine.
     enum Command {
@@ -34,6 +41,30 @@ final class Engine: @unchecked Sendable {
     /// would make a cycle that outlives `shutdown()` (a running `Thread` keeps itself alive).
     private weak var thread: Thread?
     private let stopped = DispatchSemaphore(value: 0)
+    /// Held by whoever drives libcurl (the type's comment). Taken before `lock`, never after it.
+    private let driver = Lock.make()
+    /// The driver lock's holder (`pthread_self()`), 0 while nobody holds it: what
+    /// ``isCurrentThread`` compares with.
+    private let owner = Atomic<UInt>(0)
+    /// Whether the engine sleeps in ``IdleSleep`` (not in libcurl, without the driver lock); under
+    /// `lock`. Commands then wake it through the sleep's eventfd, and a new attempt may be driven
+    /// inline.
+    private var sleepsIdle = false
+    /// Whether a thread that starts an attempt while the engine sleeps idle sends it itself. On unless
+    /// `CURLFIRE_INLINE_DRIVING=0` is in the environment (docs/Performance.md measures both).
+    static let drivesInline = ProcessInfo.processInfo.environment["CURLFIRE_INLINE_DRIVING"] != "0"
+    private let idleSleep = IdleSleep()
+    /// The thread running handlers of a batch that has more after them: it sends nothing inline.
+    private let inlineGate = InlineGate()
+    /// The engine thread's kernel id (`/proc/self/task/<id>`), 0 until it runs: for tests that count
+    /// its context switches.
+    let kernelThreadID = Atomic<Int32>(0)
+    /// How many attempts were sent inline, and how many of those had to wake the engine after all
+    /// (``driveInline(_:)``): for tests.
+    let inlineSends = Atomic<Int>(0)
+    let inlineWakes = Atomic<Int>(0)
+    /// The commands a turn takes (swapped with `commands` under the lock); driver-lock state.
+    private var taken: [Command] = []
 
     // Engine-thread state.
     private var active: [ObjectIdentifier: CurlAttempt] = [:]
@@ -85,6 +116,7 @@ final class Engine: @unchecked Sendable {
         }
         let thread = Thread { [self] in
             cfcurl_name_current_thread(String(label.prefix(15)))
+            kernelThreadID.store(cfcurl_current_thread_id(), ordering: .relaxed)
             run()
         }
         thread.name = label
@@ -93,8 +125,9 @@ final class Engine: @unchecked Sendable {
         thread.start()
     }
 
-    /// Whether the caller runs on this engine's thread (compared by identity, not by name).
-    var isCurrentThread: Bool { Thread.current === thread }
+    /// Whether the caller drives libcurl now: the engine thread, or a thread sending a request
+    /// inline (compared by thread identity, never by name).
+    var isCurrentThread: Bool { owner.load(ordering: .relaxed) == UInt(pthread_self()) }
 
     /// An attempt from the engine's pool (AttemptPool.swift), filled on the caller's thread.
     func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?,
@@ -106,6 +139,7 @@ final class Engine: @unchecked Sendable {
     /// Returns `false` once the engine has shut down.
     @discardableResult
     func enqueue(_ command: Command) -> Bool {
+        if Self.drivesInline, case let .add(attempt) = command, driveInline(attempt) { return true }
         lock.lock()
         guard !isShuttingDown else {
             lock.unlock()
@@ -115,10 +149,68 @@ final class Engine: @unchecked Sendable {
         // sleeps: only the first command for a sleeping engine wakes it (one syscall, and one
         // interrupted poll, per batch; none while it is busy).
         let wakes = isSleeping && commands.isEmpty
+        let idle = sleepsIdle
         commands.append(command)
         lock.unlock()
-        if wakes { curl_multi_wakeup(multi) }
+        if wakes { wake(idle: idle) }
         return true
+    }
+
+    /// Ends the engine's sleep: the idle one through its eventfd, `curl_multi_poll` through libcurl.
+    private func wake(idle: Bool) {
+        if idle { idleSleep.signal() } else { curl_multi_wakeup(multi) }
+    }
+
+    /// Sends `attempt` from the calling thread when the engine sleeps idle with no transfer at all:
+    /// takes the driver lock without waiting, runs one turn of the loop (the queued commands, the
+    /// attempt, `curl_multi_perform`, what ended), and wakes the engine only when its sleep would not
+    /// end by itself when the attempt needs it (``IdleSleep/coversWaits(of:)``, the timers). Returns
+    /// `false`, having done nothing, when the engine is busy, awake or shutting down.
+    private func driveInline(_ attempt: CurlAttempt) -> Bool {
+        guard !inlineGate.holdsCaller, driver.tryLock() else { return false }
+        lock.lock()
+        guard sleepsIdle, !isShuttingDown, active.isEmpty else {
+            lock.unlock()
+            driver.unlock()
+            return false
+        }
+        swap(&taken, &commands)
+        lock.unlock()
+        owner.store(UInt(pthread_self()), ordering: .relaxed)
+        for command in taken { handle(command) }
+        taken.removeAll(keepingCapacity: true)
+        add(attempt)
+        var running: Int32 = 0
+        curl_multi_perform(multi, &running)
+        collectFinished()
+        let sleepSuffices = idleSleepCoversActive()
+        if !deliveries.isEmpty { flushDeliveries() }
+        owner.store(0, ordering: .relaxed)
+        driver.unlock()
+        inlineSends.add(1, ordering: .relaxed)
+        if !sleepSuffices {
+            inlineWakes.add(1, ordering: .relaxed)
+            idleSleep.signal()
+        }
+        return true
+    }
+
+    /// Whether the engine's idle sleep under way ends in time for every active attempt by itself:
+    /// one attempt, waiting only to read on a watched socket, with no libcurl timer, deadline, idle
+    /// limit or bandwidth hold due before the sleep ends.
+    private func idleSleepCoversActive() -> Bool {
+        guard active.count <= 1, paced.isEmpty else { return false }
+        guard let attempt = active.values.first else { return true }
+        // Due within the engine's usual precision of the sleep's end (its checks run every 50 ms, the
+        // clock ticks every 4 ms) is in time: libcurl's once-a-second speed check, for one.
+        let dueBefore = idleSleep.wakeAt - 50_000_000
+        let now = IdleClock.now()
+        if attempt.deadline > 0, attempt.deadline < dueBefore { return false }
+        if attempt.idleClock.limit > 0, now + attempt.idleClock.limit < dueBefore { return false }
+        var timeout = -1
+        curl_multi_timeout(multi, &timeout)
+        if timeout >= 0, now + UInt64(timeout) * 1_000_000 < dueBefore { return false }
+        return idleSleep.coversWaits(of: multi)
     }
 
     /// Stops the thread: in-flight transfers fail with ``CurlfireError/sessionDeinitialized``, every
@@ -130,7 +222,9 @@ final class Engine: @unchecked Sendable {
         lock.unlock()
         guard wasRunning else { return }
         curl_multi_wakeup(multi)
-        if Thread.current !== thread { stopped.wait() }
+        idleSleep.signal()
+        // Not on the engine thread, nor on a thread driving inline (the engine waits for its driver lock).
+        if Thread.current !== thread, !isCurrentThread { stopped.wait() }
     }
 
     /// Gives `outcome` to a handler on `queue`. On the engine thread, a handler for a serial queue
@@ -182,7 +276,7 @@ final class Engine: @unchecked Sendable {
     private func drain(for queue: DispatchQueue) -> SerialQueueDrain? {
         if let drain = drains.first(where: { $0.queue === queue }) { return drain }
         guard drains.count < Self.drainLimit else { return nil }
-        let drain = SerialQueueDrain(queue: queue)
+        let drain = SerialQueueDrain(queue: queue, gate: Self.drivesInline ? inlineGate : nil)
         drains.append(drain)
         return drain
     }
@@ -191,35 +285,65 @@ final class Engine: @unchecked Sendable {
 
     private func run() {
         var running: Int32 = 0
-        // Two buffers swapped under the lock: copying `commands` and then emptying it "keeping
-        // capacity" allocated a new buffer on every turn of the loop (the copy shares the old one).
-        var pending: [Command] = []
+        driver.lock()
+        owner.store(UInt(pthread_self()), ordering: .relaxed)
         while true {
+            // Two buffers swapped under the lock: copying `commands` and then emptying it "keeping
+            // capacity" allocated a new buffer on every turn of the loop (the copy shares the old one).
             lock.lock()
-            swap(&pending, &commands)
+            swap(&taken, &commands)
             let stopping = isShuttingDown
             lock.unlock()
-            for command in pending { handle(command) }
-            pending.removeAll(keepingCapacity: true)
+            for command in taken { handle(command) }
+            taken.removeAll(keepingCapacity: true)
             if stopping { break }
             curl_multi_perform(multi, &running)
             collectFinished()
             expireIdleAttempts()
             let paceWait = paced.isEmpty ? 100 : resumePacedAttempts()
             if !deliveries.isEmpty { flushDeliveries() } // awaiting tasks, then one block per serial queue
+            let idle = Self.drivesInline && active.isEmpty && idleSleep.isAvailable
+            if idle { idleSleep.prepare(milliseconds: 1000) }
             lock.lock()
             let more = !commands.isEmpty || isShuttingDown
             isSleeping = !more
+            sleepsIdle = !more && idle
             lock.unlock()
-            // While transfers run, wake at least every 100 ms so an idle one is failed on time.
-            if !more {
+            guard !more else { continue }
+            if idle {
+                // No transfer: sleep outside libcurl and let go of it, so a request started meanwhile
+                // is sent by the thread that starts it (driveInline).
+                owner.store(0, ordering: .relaxed)
+                driver.unlock()
+                let reported = idleSleep.sleep(milliseconds: 1000)
+                takeDriverAfterIdleSleep()
+                owner.store(UInt(pthread_self()), ordering: .relaxed)
+                idleSleep.forget(reported: reported)
+            } else {
+                // While transfers run, wake at least every 100 ms so an idle one is failed on time.
                 curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : paceWait, nil)
-                lock.withLock { isSleeping = false }
+            }
+            lock.withLock {
+                isSleeping = false
+                sleepsIdle = false
             }
         }
         tearDown()
+        owner.store(0, ordering: .relaxed)
+        driver.unlock()
         stopped.signal()
     }
+
+    /// Takes the driver lock when the idle sleep ends. Usually a response woke the engine while the
+    /// thread that sent its request inline still finishes its turn (a few microseconds): the engine
+    /// tries for a while before it waits, as waiting would cost a context switch of its own.
+    private func takeDriverAfterIdleSleep() {
+        for _ in 0..<Self.driverSpins where driver.tryLock() { return }
+        driver.lock()
+    }
+
+    /// How many times ``takeDriverAfterIdleSleep()`` tries the lock before it waits (tens of microseconds).
+    private static let driverSpins = 2_000
 
     private func handle(_ command: Command) {
         assert(isCurrentThread, "engine-thread state touched from another thread")
@@ -378,6 +502,12 @@ final class Engine: @unchecked Sendable {
         let result = attempt.finish(ending: ending)
         if var handle = attempt.pooledHandle {
             attempt.pooledHandle = nil
+            if Self.drivesInline, active.count < IdleSleep.capacity, case .completed = result.ending {
+                // The connection it leaves idle, for the engine's idle sleep to watch (libcurl finds
+                // it by a scan of its cache: only while few attempts run).
+                var socket: curl_socket_t = -1
+                if cfcurl_easy_getinfo_socket(handle.easy, &socket) == CURLE_OK { idleSleep.remember(Int32(socket)) }
+            }
             curl_multi_remove_handle(multi, UnsafeMutableRawPointer(handle.easy))
             // Only a completed attempt leaves its handle in a known state worth keeping.
             if case .completed = result.ending {} else { handle.record = nil }

@@ -20,8 +20,8 @@ protocol AttemptExecuting: AnyObject, Sendable {
     @discardableResult
     func enqueue(_ command: Engine.Command) -> Bool
 
-    /// Whether the caller runs where the executor ends attempts (the engine thread). Open code —
-    /// a trust policy manager — is never called there.
+    /// Whether the caller runs where the executor ends attempts (the engine thread, or a thread that
+    /// drives the engine inline meanwhile). Open code — a trust policy manager — is never called there.
     var isCurrentThread: Bool { get }
 
     /// An attempt to hand over with `.add`: the engine takes it from its pool of ended attempts

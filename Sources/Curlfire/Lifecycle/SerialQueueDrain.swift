@@ -15,7 +15,7 @@ import Foundation
 final class SerialQueueDrain: @unchecked Sendable {
     /// The serial queue the handlers run on.
     let queue: DispatchQueue
-    private let state = State()
+    private let state: State
     /// Made once; each dispatch retains it (no allocation for the block).
     private let block: @convention(block) @Sendable () -> Void
 
@@ -25,6 +25,12 @@ final class SerialQueueDrain: @unchecked Sendable {
         var pending: [DeliveryBatch.Item] = [] // under lock: the items of every batch not yet run
         var sizes: [Int] = [] // under lock: how many items each batch has, oldest first
         var running: [DeliveryBatch.Item] = [] // on the queue only: the batch being run
+        /// Told which handlers of a batch are not its last (InlineGate.swift); immutable.
+        let gate: InlineGate?
+
+        init(gate: InlineGate?) {
+            self.gate = gate
+        }
 
         /// Runs the oldest batch (the one this run of the block was dispatched for).
         func runOldestBatch() {
@@ -34,14 +40,21 @@ final class SerialQueueDrain: @unchecked Sendable {
                 running.append(contentsOf: pending[..<count])
                 pending.removeFirst(count)
             }
-            for item in running { item() }
+            let last = running.count - 1
+            if last > 0 { gate?.enterBatch() }
+            for index in running.indices {
+                if index == last, last > 0 { gate?.leaveBatch() }
+                running[index]()
+            }
             running.removeAll(keepingCapacity: true)
         }
     }
 
-    /// A drain for `queue`, which must be serial.
-    init(queue: DispatchQueue) {
+    /// A drain for `queue`, which must be serial; `gate` learns which handlers of a batch have
+    /// more after them (the engine then sends their requests itself, InlineGate.swift).
+    init(queue: DispatchQueue, gate: InlineGate? = nil) {
         self.queue = queue
+        state = State(gate: gate)
         let state = state
         block = { state.runOldestBatch() }
     }
