@@ -41,15 +41,11 @@ final class IdleSleep {
     /// Remembers the socket of a connection a completed attempt left in libcurl's cache.
     func remember(_ socket: Int32) {
         guard socket >= 0 else { return }
-        for index in 0..<knownCount where known[index] == socket {
-            // Move it to the end: the most recently used.
-            for later in index..<(knownCount - 1) { known[later] = known[later + 1] }
-            known[knownCount - 1] = socket
-            return
-        }
-        if knownCount == Self.capacity {
-            for later in 0..<(knownCount - 1) { known[later] = known[later + 1] }
-            knownCount -= 1
+        // Already known: moved to the end (the most recently used). Full: the oldest goes.
+        if let index = (0..<knownCount).first(where: { known[$0] == socket }) {
+            removeKnown(at: index)
+        } else if knownCount == Self.capacity {
+            removeKnown(at: 0)
         }
         known[knownCount] = socket
         knownCount += 1
@@ -91,10 +87,12 @@ final class IdleSleep {
     }
 
     private func forget(_ socket: Int32) {
-        for index in 0..<knownCount where known[index] == socket {
-            for later in index..<(knownCount - 1) { known[later] = known[later + 1] }
-            knownCount -= 1
-            return
-        }
+        if let index = (0..<knownCount).first(where: { known[$0] == socket }) { removeKnown(at: index) }
+    }
+
+    /// Removes the known socket at `index`, keeping the others in order.
+    private func removeKnown(at index: Int) {
+        for later in index..<(knownCount - 1) { known[later] = known[later + 1] }
+        knownCount -= 1
     }
 }
