@@ -8,6 +8,14 @@ protocol ResponseSink: AnyObject {
     func prepare(expectedLength: Int64?)
     /// Bytes taken so far.
     var byteCount: Int64 { get }
+    /// Whether the body is written to a file: such an attempt reads through the session's
+    /// `receiveBufferSize`, any other through at most libcurl's default (ReceiveBuffer.swift).
+    var writesFile: Bool { get }
+}
+
+extension ResponseSink {
+    /// Not a file: memory, a closure or a stream.
+    var writesFile: Bool { false }
 }
 
 /// Accumulates the body in memory: the sink of data requests.

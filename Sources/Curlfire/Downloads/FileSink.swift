@@ -55,6 +55,8 @@ final class FileSink: ResponseSink, FailableSink, ResponseHeadObserver {
     }
 
     private let plan: Plan
+    /// A download to a file reads through the session's `receiveBufferSize` (ReceiveBuffer.swift).
+    var writesFile: Bool { true }
     /// The file written (changes when a resumed attempt's error page goes to a new file).
     private(set) var fileURL: URL
     private var fd: Int32 = -1

@@ -340,11 +340,15 @@ final class CurlAttempt: @unchecked Sendable {
             set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, curlfireWriteCallback), CURLOPT_WRITEFUNCTION)
             set(cfcurl_easy_setopt_data_cb(easy, CURLOPT_HEADERFUNCTION, curlfireHeaderCallback), CURLOPT_HEADERFUNCTION)
             set(cfcurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer), CURLOPT_ERRORBUFFER)
-            if options.receiveBufferSize > 0 {
-                // The session's size, the same for every handle of its engine. libcurl 7.88 refuses a
-                // new size while the handle holds a receive buffer, which it frees when a transfer ends.
-                _ = cfcurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, options.receiveBufferSize)
-            }
+            handle.receiveBufferSize = ReceiveBuffer.libcurlDefault
+        }
+        // The session's size for a download to a file, at most libcurl's default for any other body;
+        // set only when it differs from the handle's (a handle kept its last attempt's). libcurl 7.88
+        // frees the buffer when a transfer ends, so the new size is taken by the next one.
+        let bufferSize = ReceiveBuffer.size(configured: options.receiveBufferSize, writesFile: sink.writesFile)
+        if bufferSize != handle.receiveBufferSize {
+            _ = cfcurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, bufferSize)
+            handle.receiveBufferSize = bufferSize
         }
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me), CURLOPT_PRIVATE)
         set(cfcurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), CURLOPT_WRITEDATA)

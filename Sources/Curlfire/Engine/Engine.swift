@@ -63,6 +63,8 @@ final class Engine: @unchecked Sendable {
     /// (``driveInline(_:)``): for tests.
     let inlineSends = Atomic<Int>(0)
     let inlineWakes = Atomic<Int>(0)
+    /// The receive buffer the last attempt added asked libcurl for (ReceiveBuffer.swift): for tests.
+    let lastReceiveBufferSize = Atomic<Int>(0)
     /// The commands a turn takes (swapped with `commands` under the lock); driver-lock state.
     private var taken: [Command] = []
 
@@ -424,6 +426,7 @@ final class Engine: @unchecked Sendable {
             return
         }
         attempt.pooledHandle = handle
+        lastReceiveBufferSize.store(handle.receiveBufferSize, ordering: .relaxed)
         if attempt.transfer.isSuspended {
             attempt.paused = true
         } else {

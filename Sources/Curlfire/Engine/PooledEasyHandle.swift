@@ -16,13 +16,15 @@ struct PooledEasyHandle {
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The options the last plan wrote, when the handle was pooled without a reset (`nil`: new or reset).
     var record: EasyHandleRecord?
+    /// The `CURLOPT_BUFFERSIZE` the handle has: libcurl's default after a reset (ReceiveBuffer.swift).
+    var receiveBufferSize = ReceiveBuffer.libcurlDefault
 
     /// A new handle with its own, empty buffer; `nil` when libcurl cannot make one.
     static func make() -> PooledEasyHandle? {
         guard let easy = curl_easy_init() else { return nil }
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: errorBufferCapacity)
         buffer.initialize(repeating: 0, count: errorBufferCapacity)
-        return PooledEasyHandle(easy: easy, errorBuffer: buffer, record: nil)
+        return PooledEasyHandle(easy: easy, errorBuffer: buffer, record: nil, receiveBufferSize: ReceiveBuffer.libcurlDefault)
     }
 
     /// Empties the message for the next attempt: an earlier attempt's message must never show in

@@ -201,6 +201,10 @@ enum CurlfireDownload {
     static func measure(environment: BenchEnvironment) async -> Measurement {
         var configuration = SessionConfiguration.default
         configuration.httpMaximumConnectionsPerHost = 1
+        // CURLFIRE_BENCH_RECEIVE_BUFFER, as for the other scenarios (CurlfireClient.makeSession).
+        if let bytes = ProcessInfo.processInfo.environment["CURLFIRE_BENCH_RECEIVE_BUFFER"].flatMap({ Int($0) }) {
+            configuration.receiveBufferSize = bytes
+        }
         let session = SessionManager(configuration: configuration)
         let destination = URL(fileURLWithPath: environment.downloadDirectory + "/curlfire.download")
         try? FileManager.default.removeItem(at: destination)
