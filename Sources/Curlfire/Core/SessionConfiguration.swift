@@ -59,7 +59,10 @@ public struct SessionConfiguration: Sendable {
     public var followsRedirects: Bool = true
     /// The most redirects followed before failing with ``TransportErrorCode/tooManyRedirects``. 16 by default.
     public var maximumRedirects: Int = 16
-    /// libcurl's receive buffer in bytes; larger buffers make large downloads faster. 512 KiB by default.
+    /// libcurl's receive buffer in bytes for downloads to a file (``DownloadRequest``); larger buffers
+    /// make large downloads faster. 512 KiB by default. Every other response (in memory, streamed)
+    /// reads through libcurl's 16 KiB buffer, or through this size when it is smaller: libcurl
+    /// allocates the buffer for each request, and a large one made small requests slower.
     public var receiveBufferSize: Int = 512 * 1024
     /// Connects to another address for a host name, as curl's `--connect-to`: `["api.example.com":
     /// "127.0.0.1"]` sends requests for `api.example.com` (any port) to 127.0.0.1 while TLS (SNI,
