@@ -24,7 +24,7 @@ struct PooledEasyHandle {
         guard let easy = curl_easy_init() else { return nil }
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: errorBufferCapacity)
         buffer.initialize(repeating: 0, count: errorBufferCapacity)
-        return PooledEasyHandle(easy: easy, errorBuffer: buffer, record: nil, receiveBufferSize: ReceiveBuffer.libcurlDefault)
+        return PooledEasyHandle(easy: easy, errorBuffer: buffer, record: nil)
     }
 
     /// Empties the message for the next attempt: an earlier attempt's message must never show in

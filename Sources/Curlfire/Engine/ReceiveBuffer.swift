@@ -1,3 +1,5 @@
+internal import CCurl
+
 /// The receive buffer an attempt asks libcurl for (`CURLOPT_BUFFERSIZE`).
 ///
 /// libcurl 7.88 mallocs the buffer when a transfer starts and frees it when the transfer ends, so
@@ -10,8 +12,8 @@
 /// used for responses written to a file, and every other response (in memory, streamed to a closure
 /// or a `StreamRequest`) reads through at most libcurl's own default.
 enum ReceiveBuffer {
-    /// libcurl's default receive buffer (`CURL_MAX_WRITE_SIZE`): what a new or reset handle has.
-    static let libcurlDefault = 16 * 1024
+    /// libcurl's default receive buffer (16 KiB): what a new or reset handle has.
+    static let libcurlDefault = Int(CURL_MAX_WRITE_SIZE)
 
     /// The size for an attempt: `configured` (the session's `receiveBufferSize`)
     /// for a body written to a file, at most `libcurlDefault` for any other; `libcurlDefault`
