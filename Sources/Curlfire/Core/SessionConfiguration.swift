@@ -147,11 +147,13 @@ public struct SessionConfiguration: Sendable {
     /// `DidSuspend`, `DidCancel`, `DidComplete`) on `NotificationCenter.default`, as Alamofire 4
     /// does. `true` by default.
     ///
-    /// Foundation cannot tell whether anyone observes a name, so each post is paid for whether or
-    /// not it is read: about 7 heap allocations and a share of a thread wake-up per request (the
-    /// request value, the `userInfo`, the `Notification`, the post's dispatch). A session whose
-    /// code observes none of these names can set `false`; ``EventMonitor``s, which cost nothing
-    /// when none is attached, receive the same events either way.
+    /// Foundation cannot tell whether anyone observes a name, so posting starts the first time any
+    /// code reads one of the four `Notification.Name.Task` names (observing one by name reads it);
+    /// until then nothing is posted and the posts cost nothing. After that each post is paid for
+    /// whether or not it is observed (about a tenth of a small request's CPU, docs/Performance.md).
+    /// An observer that makes a name from its raw string or observes every name (`name: nil`) reads
+    /// one of the names once beforehand. A session whose code observes none of them can set `false`;
+    /// ``EventMonitor``s, which cost nothing when none is attached, receive the same events either way.
     public var postsTaskNotifications = true
     /// The TLS versions, cipher suites and groups of the session's handshakes, for hosts without a
     /// policy in ``tlsProtocolPolicies``. ``TLSProtocolPolicy/default`` by default: TLS 1.2 and 1.3

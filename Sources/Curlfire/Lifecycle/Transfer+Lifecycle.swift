@@ -44,18 +44,25 @@ extension Transfer {
     /// (``SessionConfiguration/postsTaskNotifications``).
     func emit(posting: Notification.Name? = nil, _ event: @escaping @Sendable (any EventMonitor, any Request) -> Void) {
         let monitors = session.eventMonitor
-        let posting = session.configuration.postsTaskNotifications ? posting : nil
+        let posting = postsTaskNotifications ? posting : nil
         guard !monitors.isEmpty || posting != nil else { return }
         let request = requestValue
         if let posting { monitors.post(posting, request: request) }
         if !monitors.isEmpty { monitors.send { event($0, request) } }
     }
 
+    /// Whether the session posts the `Notification.Name.Task` notifications
+    /// (``SessionConfiguration/postsTaskNotifications``) and some code has read one of those names,
+    /// so that a post can have an observer (`TaskNotificationNames`).
+    private var postsTaskNotifications: Bool {
+        session.configuration.postsTaskNotifications && TaskNotificationNames.mayBeObserved
+    }
+
     /// observability: posts `DidComplete` and sends ``EventMonitor/requestDidFinish(_:)``, then runs
     /// `delivery` once every monitor that ``EventMonitor/finishesBeforeDelivery`` is done with it.
     func announceAwaitingMonitors(then delivery: @escaping @Sendable () -> Void) {
         let request = requestValue
-        session.eventMonitor.post(Notification.Name.Task.DidComplete, request: request)
+        if postsTaskNotifications { session.eventMonitor.post(TaskNotificationNames.didComplete, request: request) }
         session.eventMonitor.finish(request, then: delivery)
     }
 
@@ -68,7 +75,7 @@ extension Transfer {
             case let .failure(error): emit { $0.request($1, didFailToCreateURLRequestWithError: error) }
             }
         }
-        emit(posting: Notification.Name.Task.DidResume) { $0.requestDidResume($1) }
+        emit(posting: TaskNotificationNames.didResume) { $0.requestDidResume($1) }
     }
 
     /// An attempt is over (engine thread: only dispatches).

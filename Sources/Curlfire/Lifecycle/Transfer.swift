@@ -321,7 +321,7 @@ final class Transfer: @unchecked Sendable {
         releaseStartDisarmed.store(true, ordering: .relaxed)
         let action = withLock { $0.machine.cancel(discardingResumeData: discardingResumeData) }
         if case .none = action { return }
-        emit(posting: Notification.Name.Task.DidCancel) { $0.requestDidCancel($1) } // lifecycle
+        emit(posting: TaskNotificationNames.didCancel) { $0.requestDidCancel($1) } // lifecycle
         perform(action)
     }
 
@@ -335,7 +335,7 @@ final class Transfer: @unchecked Sendable {
         }
         guard changed else { return } // already suspended, or over: no event
         perform(action)
-        emit(posting: Notification.Name.Task.DidSuspend) { $0.requestDidSuspend($1) } // lifecycle
+        emit(posting: TaskNotificationNames.didSuspend) { $0.requestDidSuspend($1) } // lifecycle
     }
 
     /// Starts the transfer, or continues it after `suspend()`.
@@ -356,7 +356,7 @@ final class Transfer: @unchecked Sendable {
             }
         } else if wasSuspended {
             perform(action)
-            emit(posting: Notification.Name.Task.DidResume) { $0.requestDidResume($1) } // lifecycle
+            emit(posting: TaskNotificationNames.didResume) { $0.requestDidResume($1) } // lifecycle
         }
     }
 
@@ -630,7 +630,7 @@ final class Transfer: @unchecked Sendable {
         if !session.eventMonitor.finishers.isEmpty { // observability: handlers wait for those monitors
             return announceAwaitingMonitors { self.releaseHandlers(outcome) }
         }
-        emit(posting: Notification.Name.Task.DidComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
+        emit(posting: TaskNotificationNames.didComplete) { $0.requestDidFinish($1) } // lifecycle: before any handler's didParseResponse
         releaseHandlers(outcome)
     }
 
