@@ -150,7 +150,7 @@ public struct SessionConfiguration: Sendable {
     /// Foundation cannot tell whether anyone observes a name, so posting starts the first time any
     /// code reads one of the four `Notification.Name.Task` names (observing one by name reads it);
     /// until then nothing is posted and the posts cost nothing. After that each post is paid for
-    /// whether or not it is observed (about a tenth of a small request's CPU, docs/Performance.md).
+    /// whether or not it is observed (up to about a tenth of a small request's CPU, docs/Performance.md).
     /// An observer that makes a name from its raw string or observes every name (`name: nil`) reads
     /// one of the names once beforehand. A session whose code observes none of them can set `false`;
     /// ``EventMonitor``s, which cost nothing when none is attached, receive the same events either way.

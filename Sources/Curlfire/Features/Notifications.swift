@@ -10,7 +10,7 @@ extension Notification.Name {
     ///
     /// Posting starts the first time any code reads one of these four names: observing a name means
     /// reading it first, so until then nobody can be observing, and the posts are skipped — they cost
-    /// a plain request about a tenth of its CPU (docs/Performance.md, "2026-11-27, sixth session").
+    /// a small request up to about a tenth of its CPU (docs/Performance.md, "2026-11-27, sixth session").
     /// An observer that makes a name from its raw string, or observes every name (`name: nil`), reads
     /// one of these once beforehand (`_ = Notification.Name.Task.DidComplete`).
     public struct Task {
