@@ -23,7 +23,7 @@ final class MemorySink: ResponseSink {
     /// Bodies above this size are not pre-allocated from Content-Length (a hostile header must not
     /// make us reserve gigabytes); they grow as bytes arrive.
     private static let maximumReservation: Int64 = 64 << 20
-    private(set) var data = Data()
+    @exclusivity(unchecked) private(set) var data = Data()
 
     var byteCount: Int64 { Int64(data.count) }
 

@@ -21,7 +21,7 @@ final class LockPool: @unchecked Sendable {
     /// At most how many free locks are kept.
     let capacity: Int
     private let guardLock = Lock.make()
-    private var free: [Lock] // under guardLock
+    @exclusivity(unchecked) private var free: [Lock] // under guardLock
 
     /// An empty pool that keeps at most `capacity` free locks.
     init(capacity: Int) {

@@ -7,7 +7,10 @@ import Foundation
 /// cache), and CI runs the whole suite under ThreadSanitizer.
 final class LockedValue<Value>: @unchecked Sendable {
     private let lock = Lock.make()
-    private var value: Value
+    /// Only reached by `withLock`, whose `inout` access is the one access at a time: the runtime's
+    /// dynamic exclusivity check is left out (`@exclusivity(unchecked)`; the same for `Transfer`'s
+    /// guarded state).
+    @exclusivity(unchecked) private var value: Value
 
     /// Guards `value`.
     init(_ value: Value) { self.value = value }

@@ -339,7 +339,7 @@ final class SessionState: @unchecked Sendable {
     }
 
     private let lock = Lock.make()
-    private var values = Values()
+    @exclusivity(unchecked) private var values = Values()
 
     func withLock<T>(_ body: (inout Values) -> T) -> T {
         lock.lock()

@@ -19,7 +19,7 @@ final class AttemptPool: @unchecked Sendable {
     static let limit = 64
 
     private let lock = Lock.make()
-    private var spares: [CurlAttempt] = []
+    @exclusivity(unchecked) private var spares: [CurlAttempt] = []
 
     /// A pooled attempt made into the one described, or a new one when there is none.
     func take(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,

@@ -60,13 +60,18 @@ extension AttemptResult {
 /// ownership moves, under the pool's lock on the way back; it is never shared).
 /// libcurl's callbacks receive it as an unretained pointer; the engine's `active` table keeps it
 /// alive until the handle is removed from the multi handle.
+///
+/// Its stored properties are `@exclusivity(unchecked)`: one thread owns them at a time and no access
+/// overlaps another (no property is passed `inout` to code that reaches back into the attempt), so
+/// the runtime's per-access bookkeeping (`swift_beginAccess`, paid on every header line and body
+/// chunk) proves nothing here; docs/Performance.md, "Exclusivity checks".
 final class CurlAttempt: @unchecked Sendable {
     /// The attempt's transfer, plan and sink; `nil` only while the object waits in the engine's
     /// pool (AttemptPool.swift), where nothing reaches it: a pooled attempt holds nothing of its
     /// last request (its transfer would hold the session, whose engine holds the pool).
-    private var owner: Transfer?
-    private var storedPlan: AttemptPlan?
-    private var storedSink: ResponseSink?
+    @exclusivity(unchecked) private var owner: Transfer?
+    @exclusivity(unchecked) private var storedPlan: AttemptPlan?
+    @exclusivity(unchecked) private var storedSink: ResponseSink?
     var transfer: Transfer { owner.unsafelyUnwrapped }
     var plan: AttemptPlan { storedPlan.unsafelyUnwrapped }
     var request: URLRequest { plan.request }
@@ -75,39 +80,39 @@ final class CurlAttempt: @unchecked Sendable {
     /// The sink of a request whose body goes to memory (the usual one), made with the attempt and
     /// kept while it waits in the pool: such a request then allocates no sink. Its bytes leave it
     /// when the attempt ends (``AttemptResult/body``), so no result references it.
-    private var ownMemory: MemorySink?
+    @exclusivity(unchecked) private var ownMemory: MemorySink?
     /// Whether ``sink`` is ``ownMemory`` (the transfer asked for no sink of its own).
-    private(set) var usesOwnMemory = false
+    @exclusivity(unchecked) private(set) var usesOwnMemory = false
     /// The lifecycle stage this attempt carries out.
-    private(set) var stage: RequestStateMachine.Stage
+    @exclusivity(unchecked) private(set) var stage: RequestStateMachine.Stage
     /// The sink's optional roles, resolved once: the callbacks run per chunk and a protocol cast is
     /// a conformance lookup each time.
-    private var headObserver: ResponseHeadObserver?
-    private var backPressure: BackPressureSink?
-    private(set) var reader: BodyReader
-    private(set) var startTime: TimeInterval
+    @exclusivity(unchecked) private var headObserver: ResponseHeadObserver?
+    @exclusivity(unchecked) private var backPressure: BackPressureSink?
+    @exclusivity(unchecked) private(set) var reader: BodyReader
+    @exclusivity(unchecked) private(set) var startTime: TimeInterval
 
-    private(set) var easy: UnsafeMutableRawPointer?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) private(set) var easy: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var headerList: UnsafeMutablePointer<curl_slist>?
     /// Whether ``headerList`` is this attempt's to free (not the session's shared one).
-    private var ownsHeaderList = false
-    private var connectToList: UnsafeMutablePointer<curl_slist>?
-    private var resolveList: UnsafeMutablePointer<curl_slist>?
-    private var proxyHeaderList: UnsafeMutablePointer<curl_slist>?
-    private var head = ResponseHead()
-    private var firstByteTime: TimeInterval?
-    private var tls = NegotiatedTLS()
-    private var lastProgress: (Int64, Int64, Int64, Int64) = (-1, -1, -1, -1)
+    @exclusivity(unchecked) private var ownsHeaderList = false
+    @exclusivity(unchecked) private var connectToList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) private var resolveList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) private var proxyHeaderList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) private var head = ResponseHead()
+    @exclusivity(unchecked) private var firstByteTime: TimeInterval?
+    @exclusivity(unchecked) private var tls = NegotiatedTLS()
+    @exclusivity(unchecked) private var lastProgress: (Int64, Int64, Int64, Int64) = (-1, -1, -1, -1)
     /// State, not an ending: whether the body now arriving belongs to a redirect Curlfire follows
     /// without asking (it goes to no sink). Set per response head.
-    private var discardsBody = false
+    @exclusivity(unchecked) private var discardsBody = false
     /// Why one of this attempt's callbacks stopped the transfer, recorded when it did (set once:
     /// the first abort ends the transfer): `.cancelled` (the write callback saw `cancel()`),
     /// `.sinkFailure` (the sink refused bytes, with its error), `.bodyReadFailure` (the request body
     /// could not be read or rewound). libcurl then reports only that a callback failed;
     /// ``ending(libcurlCode:)`` lets this reason win (``AttemptEnding/deciding(recorded:reported:)``).
     /// Endings the engine decides itself (cancel command, timeouts, shutdown) never pass through here.
-    private(set) var abortReason: AttemptEnding?
+    @exclusivity(unchecked) private(set) var abortReason: AttemptEnding?
     /// State, not an ending: set by the engine while the transfer is suspended (or a stream's
     /// consumers are behind). The data callbacks then ask libcurl to pause: `curl_easy_pause` alone
     /// is lost when it lands before the transfer has begun.
@@ -121,9 +126,9 @@ final class CurlAttempt: @unchecked Sendable {
         }
     }
     /// ``paused``'s value (cleared without the engine-thread check when the attempt is pooled).
-    private var pausedState = false
+    @exclusivity(unchecked) private var pausedState = false
     /// When bytes last moved; the engine fails the attempt once it has been idle too long.
-    private(set) var idleClock: IdleClock
+    @exclusivity(unchecked) private(set) var idleClock: IdleClock
 
     /// Starts the idle clock when the attempt enters libcurl, so the wait for the response's first
     /// byte is timed to the millisecond too: libcurl's own low-speed check counts whole seconds and
@@ -134,21 +139,21 @@ final class CurlAttempt: @unchecked Sendable {
     }
     /// The request's deadline (monotonic nanoseconds, `IdleClock.now()`), 0 for none: the engine
     /// ends the attempt when it passes (`timeoutIntervalForResource` bounds the whole request).
-    var deadline: UInt64 = 0
+    @exclusivity(unchecked) var deadline: UInt64 = 0
     /// observability: the live events' state (LiveEvents.swift); `nil` unless a monitor wants them.
-    var live: LiveAttempt?
+    @exclusivity(unchecked) var live: LiveAttempt?
     /// How many times this hop was already sent again unseen (UnprocessedStreamReplay.swift).
-    var replays = 0
+    @exclusivity(unchecked) var replays = 0
     /// The pooled handle the attempt runs on, with its error buffer and the record of this attempt's
     /// options (kept with it when the attempt completes, EasyHandleReuse.swift); the engine takes it
     /// back when the attempt ends. Engine thread only.
-    var pooledHandle: PooledEasyHandle?
+    @exclusivity(unchecked) var pooledHandle: PooledEasyHandle?
     /// transport: the bandwidth limits, `nil` when unset (RatePacer.swift); engine thread only.
-    private var downloadPacer: RatePacer?
-    private var uploadPacer: RatePacer?
+    @exclusivity(unchecked) private var downloadPacer: RatePacer?
+    @exclusivity(unchecked) private var uploadPacer: RatePacer?
     /// Until when a pacer holds the data callbacks (monotonic ns; 0: not held). The engine
     /// continues the transfer once it passes (Engine.resumePacedAttempts).
-    private(set) var paceHeldUntil: UInt64 = 0
+    @exclusivity(unchecked) private(set) var paceHeldUntil: UInt64 = 0
     /// Whether the attempt is paced at all (the engine then looks at ``paceHeldUntil``).
     var isPaced: Bool { downloadPacer != nil || uploadPacer != nil }
     /// Ends a pacer's hold (the engine continues the transfer right after).
@@ -268,7 +273,7 @@ final class CurlAttempt: @unchecked Sendable {
     /// libcurl writes a detailed message for a failure here (`CURLOPT_ERRORBUFFER`): the buffer of
     /// the pooled handle the attempt runs on (PooledEasyHandle.swift), emptied when it is configured;
     /// `nil` before that. Read only in ``ending(libcurlCode:)``, before the engine pools the handle again.
-    private var errorBuffer: UnsafeMutablePointer<CChar>?
+    @exclusivity(unchecked) private var errorBuffer: UnsafeMutablePointer<CChar>?
 
     deinit {
         freeLists()

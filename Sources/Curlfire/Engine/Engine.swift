@@ -32,11 +32,11 @@ final class Engine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer?
     private let lock = Lock.make()
-    private var commands: [Command] = []
-    private var isShuttingDown = false
+    @exclusivity(unchecked) private var commands: [Command] = []
+    @exclusivity(unchecked) private var isShuttingDown = false
     /// Whether the engine thread is in (or about to enter) `curl_multi_poll`; under `lock`. A
     /// command sent while it runs is seen before it next sleeps, so only a sleeping engine is woken.
-    private var isSleeping = false
+    @exclusivity(unchecked) private var isSleeping = false
     /// Weak: the thread's closure holds the engine until the loop ends, and a strong reference back
     /// would make a cycle that outlives `shutdown()` (a running `Thread` keeps itself alive).
     private weak var thread: Thread?
@@ -49,7 +49,7 @@ final class Engine: @unchecked Sendable {
     /// Whether the engine sleeps in ``IdleSleep`` (not in libcurl, without the driver lock); under
     /// `lock`. Commands then wake it through the sleep's eventfd, and a new attempt may be driven
     /// inline.
-    private var sleepsIdle = false
+    @exclusivity(unchecked) private var sleepsIdle = false
     /// Whether a thread that starts an attempt while the engine sleeps idle sends it itself. On unless
     /// `CURLFIRE_INLINE_DRIVING=0` is in the environment (docs/Performance.md measures both).
     static let drivesInline = ProcessInfo.processInfo.environment["CURLFIRE_INLINE_DRIVING"] != "0"
@@ -66,33 +66,36 @@ final class Engine: @unchecked Sendable {
     /// The receive buffer the last attempt added asked libcurl for (ReceiveBuffer.swift): for tests.
     let lastReceiveBufferSize = Atomic<Int>(0)
     /// The commands a turn takes (swapped with `commands` under the lock); driver-lock state.
-    private var taken: [Command] = []
+    @exclusivity(unchecked) private var taken: [Command] = []
 
-    // Engine-thread state.
-    private var active: [ObjectIdentifier: CurlAttempt] = [:]
+    // Engine-thread state. This and the lock-guarded state above are `@exclusivity(unchecked)`: each
+    // is reached under `lock` or by the driver lock's holder, never `inout` across a call that comes
+    // back to the engine, so the runtime's dynamic checks could not fail (docs/Performance.md,
+    // "Exclusivity checks").
+    @exclusivity(unchecked) private var active: [ObjectIdentifier: CurlAttempt] = [:]
     /// Idle easy handles, each with its error buffer and the record of the plan it still carries
     /// when it was pooled without a reset (PooledEasyHandle.swift, EasyHandleReuse.swift).
-    private var pool: [PooledEasyHandle] = []
+    @exclusivity(unchecked) private var pool: [PooledEasyHandle] = []
     /// Every trust bridge a handle was configured with: cached connections keep an unretained
     /// pointer to theirs in their `SSL_CTX`, so they live until the multi handle is cleaned up.
-    private var trustKeepAlive: [ObjectIdentifier: AnyObject] = [:]
+    @exclusivity(unchecked) private var trustKeepAlive: [ObjectIdentifier: AnyObject] = [:]
     private static let poolLimit = 64
     /// When `expireIdleAttempts()` next looks (monotonic nanoseconds).
-    private var nextIdleCheck: UInt64 = 0
+    @exclusivity(unchecked) private var nextIdleCheck: UInt64 = 0
     /// transport: the attempts with a bandwidth limit (RatePacer), resumed when their pacer's hold
     /// ends; empty unless a limit is set, so other sessions pay one `isEmpty` per turn.
-    private var paced: [ObjectIdentifier: CurlAttempt] = [:]
+    @exclusivity(unchecked) private var paced: [ObjectIdentifier: CurlAttempt] = [:]
     /// The handlers for serial queues that this turn of the loop released, handed out as one block
     /// per queue before the thread next sleeps (``deliver(_:to:on:serial:)``).
-    private var deliveries = DeliveryBatch()
+    @exclusivity(unchecked) private var deliveries = DeliveryBatch()
     /// A drain per serial queue the batches went to (SerialQueueDrain.swift): usually one, the
     /// session's callback queue; at most `drainLimit`, later queues get a block per turn.
-    private var drains: [SerialQueueDrain] = []
+    @exclusivity(unchecked) private var drains: [SerialQueueDrain] = []
     private static let drainLimit = 4
     /// Ended attempts kept for the next ones (AttemptPool.swift).
     let attemptPool = AttemptPool()
     /// The connection cache's size, grown with the most attempts in flight (ConnectionCacheSize.swift).
-    private var cacheSize = ConnectionCacheSize()
+    @exclusivity(unchecked) private var cacheSize = ConnectionCacheSize()
 
     /// Creates the engine and starts its thread.
     init(label: String, maximumConnectionsPerHost: Int,

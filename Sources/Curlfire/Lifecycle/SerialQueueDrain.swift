@@ -22,9 +22,9 @@ final class SerialQueueDrain: @unchecked Sendable {
     /// What the block reads: a separate object, so that the block holding it makes no cycle.
     private final class State: @unchecked Sendable {
         let lock = Lock.make()
-        var pending: [DeliveryBatch.Item] = [] // under lock: the items of every batch not yet run
-        var sizes: [Int] = [] // under lock: how many items each batch has, oldest first
-        var running: [DeliveryBatch.Item] = [] // on the queue only: the batch being run
+        @exclusivity(unchecked) var pending: [DeliveryBatch.Item] = [] // under lock: the items of every batch not yet run
+        @exclusivity(unchecked) var sizes: [Int] = [] // under lock: how many items each batch has, oldest first
+        @exclusivity(unchecked) var running: [DeliveryBatch.Item] = [] // on the queue only: the batch being run
         /// Told which handlers of a batch are not its last (InlineGate.swift); immutable.
         let gate: InlineGate?
 

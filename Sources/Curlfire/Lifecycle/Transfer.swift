@@ -116,10 +116,10 @@ final class Transfer: @unchecked Sendable {
     /// Taken from ``LockPool/transfers`` and handed back by `deinit` (one allocation per request fewer).
     /// A `var` only so `deinit` can check it is unshared before the pool keeps it; never reassigned.
     /// Readable (LockPoolTests compare the locks of live transfers); what it guards is not.
-    private(set) var lock = LockPool.transfers.take()
+    @exclusivity(unchecked) private(set) var lock = LockPool.transfers.take()
     /// The machine and every other field that changes (Transfer+Guarded.swift): private, so the only
     /// way to it, from any file, is ``withLock(_:)``.
-    private var guarded: Guarded
+    @exclusivity(unchecked) private var guarded: Guarded
     /// Set when the running attempt must stop (cancel, resource deadline) — only by `perform`, carrying
     /// out the machine's `cancelAttempt` or `finish(.cancelled)` — readable without the lock from
     /// libcurl's write callback: one `curl_multi_perform` can deliver many buffers before

@@ -48,14 +48,14 @@ class AwaitedResponse<Response>: @unchecked Sendable {
     /// One of the shared ``StripedLocks`` (a lock of its own was one more allocation per request):
     /// only this object's fields are touched under it, and nothing is called out while it is held.
     private var lock: Lock { StripedLocks.lock(for: self) }
-    private var outcome: TransferOutcome?
-    private var response: Response?
+    @exclusivity(unchecked) private var outcome: TransferOutcome?
+    @exclusivity(unchecked) private var response: Response?
     /// The tasks waiting for the outcome: the first in a slot of its own, since nearly every
     /// response is awaited once and an array would be one more allocation per request. Each
     /// continuation is resumed exactly once: by ``fulfil(_:)`` after it was stored under the lock,
     /// or at once when the outcome was already there; so the unchecked kind (no canary object) is safe.
-    private var firstWaiter: UnsafeContinuation<Void, Never>?
-    private var moreWaiters: [UnsafeContinuation<Void, Never>] = []
+    @exclusivity(unchecked) private var firstWaiter: UnsafeContinuation<Void, Never>?
+    @exclusivity(unchecked) private var moreWaiters: [UnsafeContinuation<Void, Never>] = []
     let transfer: Transfer
 
     /// Attaches the inline handler to `transfer` and starts it (a subclass sets its own properties first).
