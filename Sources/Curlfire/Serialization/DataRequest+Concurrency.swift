@@ -146,7 +146,7 @@ final class AwaitedDataResponse<Serializer: DataResponseSerializerProtocol>:
     }
 
     override func produce(_ outcome: TransferOutcome) -> DataResponse<Serializer.SerializedObject> {
-        DataRequest.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer)
+        DataResponseAssembly.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer)
     }
 }
 
