@@ -62,9 +62,9 @@ extension AttemptResult {
 /// alive until the handle is removed from the multi handle.
 ///
 /// Its stored properties are `@exclusivity(unchecked)`: one thread owns them at a time and no access
-/// overlaps another (no property is passed `inout` to code that reaches back into the attempt), so
-/// the runtime's per-access bookkeeping (`swift_beginAccess`, paid on every header line and body
-/// chunk) proves nothing here; docs/Performance.md, "Exclusivity checks".
+/// to a property overlaps another access to the same property (none is passed `inout` to code that
+/// reaches back to it), so the runtime's per-access bookkeeping (`swift_beginAccess`, paid on every
+/// header line and body chunk) proves nothing here; docs/Performance.md, "2026-11-27, seventh session".
 final class CurlAttempt: @unchecked Sendable {
     /// The attempt's transfer, plan and sink; `nil` only while the object waits in the engine's
     /// pool (AttemptPool.swift), where nothing reaches it: a pooled attempt holds nothing of its

@@ -69,9 +69,9 @@ final class Engine: @unchecked Sendable {
     @exclusivity(unchecked) private var taken: [Command] = []
 
     // Engine-thread state. This and the lock-guarded state above are `@exclusivity(unchecked)`: each
-    // is reached under `lock` or by the driver lock's holder, never `inout` across a call that comes
-    // back to the engine, so the runtime's dynamic checks could not fail (docs/Performance.md,
-    // "Exclusivity checks").
+    // is reached under `lock` or by the driver lock's holder, and no access to one overlaps another
+    // access to the same one (`deliveries.flush`'s closure reaches `drains`, never `deliveries`), so
+    // the runtime's dynamic checks could not fail (docs/Performance.md, "2026-11-27, seventh session").
     @exclusivity(unchecked) private var active: [ObjectIdentifier: CurlAttempt] = [:]
     /// Idle easy handles, each with its error buffer and the record of the plan it still carries
     /// when it was pooled without a reset (PooledEasyHandle.swift, EasyHandleReuse.swift).

@@ -49,8 +49,8 @@ extension DataTransferRequest {
             let validators = _dataRequest.validators
             let transfer = _dataRequest.core.transfer
             return transfer.addQueuedHandler(start: session.startRequestsImmediately, queue: queue) {
-                deliver(DataResponseAssembly.makeResponse(transfer.publishedOutcome, validators: validators, transfer: transfer,
-                                          serializer: serializer))
+                deliver(DataResponseAssembly.makeResponse(transfer.publishedOutcome, validators: validators,
+                                                          transfer: transfer, serializer: serializer))
             }
         }
         let produce = makeResponseProducer(serializer)
@@ -67,7 +67,9 @@ extension DataTransferRequest {
         -> @Sendable (TransferOutcome) -> DataResponse<Serializer.SerializedObject> {
         let validators = _dataRequest.validators
         let transfer = _dataRequest.core.transfer
-        return { outcome in DataResponseAssembly.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer) }
+        return { outcome in
+            DataResponseAssembly.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer)
+        }
     }
 
     /// Delivers the body as `Data`. An empty body is a success only for 204, 205 and `HEAD`.
@@ -85,8 +87,8 @@ extension DataTransferRequest {
         let transfer = _dataRequest.core.transfer
         let serializer = DataResponseSerializer.data()
         transfer.addQueuedHandler(start: session.startRequestsImmediately, queue: queue) {
-            completionHandler(DataResponseAssembly.makeResponse(transfer.publishedOutcome, validators: validators, transfer: transfer,
-                                                serializer: serializer))
+            completionHandler(DataResponseAssembly.makeResponse(transfer.publishedOutcome, validators: validators,
+                                                                transfer: transfer, serializer: serializer))
         }
         return self
     }
