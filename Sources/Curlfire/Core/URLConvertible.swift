@@ -14,9 +14,11 @@ extension String: URLConvertible {
     /// Parses the string as an absolute URL with a scheme and a host; throws
     /// ``CurlfireError/invalidURL(url:)`` when it is not one.
     public func asURL() throws -> URL {
+        if let url = ParsedURLCache.url(for: self) { return url }
         guard let url = URL(string: self), let scheme = url.scheme, !scheme.isEmpty,
               url.host.map({ !$0.isEmpty }) ?? false
         else { throw CurlfireError.invalidURL(url: self) }
+        ParsedURLCache.keep(url, for: self)
         return url
     }
 }

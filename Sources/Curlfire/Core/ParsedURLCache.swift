@@ -1,0 +1,35 @@
+import Foundation
+
+/// The last string ``String/asURL()`` parsed, with its `URL`: a client usually starts request after
+/// request with the same URL string (a polled endpoint, a page of results whose parameters are encoded
+/// later), and parsing one costs about half a microsecond on the thread that starts the request
+/// (Foundation's RFC 3986 parser and a new `URL` storage object; docs/Performance.md, "eighth session").
+///
+/// One entry for the whole process, behind a pthread lock (``LockedValue``): a hit is a lock, a
+/// comparison of the two strings' UTF-8 bytes and a retain. Bytes, not `==`: Swift's `==` holds
+/// for canonically equivalent strings ("é" as one scalar or as "e" and an accent) that parse to
+/// different URLs. A string that is not an absolute URL with a host is never kept, so a hit returns
+/// what a parse would: `URL` is an immutable value, and one string always parses to equal `URL`s.
+enum ParsedURLCache {
+    private static let last = LockedValue<(string: String, url: URL)?>(nil)
+
+    /// The URL `string` parses to, when it is the string parsed last.
+    static func url(for string: String) -> URL? {
+        last.withLock { entry in
+            guard let entry, sameBytes(entry.string, string) else { return nil }
+            return entry.url
+        }
+    }
+
+    /// Whether `a` and `b` have the same UTF-8 bytes.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { first in b.withUTF8 { second in first.elementsEqual(second) } }
+    }
+
+    /// Keeps `url`, parsed from `string`, as the last entry.
+    static func keep(_ url: URL, for string: String) {
+        last.withLock { $0 = (string, url) }
+    }
+}

@@ -1,0 +1,60 @@
+@testable import Curlfire
+import Foundation
+import XCTest
+
+/// `String.asURL()` keeps the last string it parsed (ParsedURLCache.swift): a hit must return exactly
+/// what a parse would, and a miss must parse.
+final class ParsedURLCacheTests: XCTestCase {
+    func testThatTheSameStringAgainGivesTheSameURL() throws {
+        let string = "http://127.0.0.1:1/items?page=2"
+        let first = try string.asURL()
+        XCTAssertEqual(ParsedURLCache.url(for: string), first, "a parsed string is kept")
+        XCTAssertEqual(try string.asURL(), first)
+        XCTAssertEqual(try String("http://127.0.0.1:1/items?page=").appending("2").asURL(), first,
+                       "another string with the same bytes hits too")
+    }
+
+    func testThatADifferentStringIsParsed() throws {
+        _ = try "http://127.0.0.1:1/a".asURL()
+        XCTAssertEqual(try "http://127.0.0.1:1/b".asURL().path, "/b")
+        XCTAssertEqual(try "http://127.0.0.1:1/a".asURL().path, "/a")
+    }
+
+    /// Swift's `==` holds for these two strings; their bytes, and so their URLs, differ.
+    func testThatCanonicallyEquivalentStringsAreNotTheSameEntry() throws {
+        let composed = "http://127.0.0.1:1/caf\u{E9}"
+        let decomposed = "http://127.0.0.1:1/cafe\u{301}"
+        XCTAssertEqual(composed, decomposed)
+        let first = try composed.asURL()
+        let second = try decomposed.asURL()
+        XCTAssertEqual(first, URL(string: composed))
+        XCTAssertEqual(second, URL(string: decomposed))
+        XCTAssertNotEqual(first, second, "each string gets the URL its own bytes parse to")
+        XCTAssertFalse(ParsedURLCache.sameBytes(composed, decomposed))
+    }
+
+    func testThatAnInvalidStringStillThrowsAndIsNeverKept() throws {
+        _ = try "http://127.0.0.1:1/a".asURL()
+        for invalid in ["not a url", "/relative/path", "http://", ""] {
+            XCTAssertThrowsError(try invalid.asURL(), invalid) { error in
+                guard case let .invalidURL(url)? = error as? CurlfireError else { return XCTFail("\(error)") }
+                XCTAssertEqual(url, invalid)
+            }
+            XCTAssertNil(ParsedURLCache.url(for: invalid), invalid)
+            XCTAssertThrowsError(try invalid.asURL(), "still refused the second time: \(invalid)")
+        }
+    }
+
+    /// Threads parsing different strings at once each get their own URL (run under ThreadSanitizer in CI).
+    func testThatConcurrentParsesOfDifferentStringsEachGetTheirOwnURL() {
+        let mismatches = LockedValue(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<500 {
+                let path = "/\(thread)/\(index % 3)"
+                let url = try? "http://127.0.0.1:1\(path)".asURL()
+                if url?.path != path { mismatches.withLock { $0 += 1 } }
+            }
+        }
+        XCTAssertEqual(mismatches.withLock { $0 }, 0)
+    }
+}
