@@ -131,13 +131,14 @@ extension SessionManager {
                 definition.urlRequest = .success(sent)
             }
         }
-        definition.adapters = sessionAdapters
-        definition.retriers = sessionRetriers
+        let hooks = sessionHooks
+        definition.adapters = hooks.adapters
+        definition.retriers = hooks.retriers
         if let interceptor {
             definition.adapters.append(interceptor)
             definition.retriers.insert(interceptor, at: 0)
         }
-        definition.redirectHandler = redirectHandler
+        definition.redirectHandler = hooks.redirectHandler
         return definition
     }
 

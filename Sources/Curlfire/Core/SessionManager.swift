@@ -307,20 +307,33 @@ public final class SessionManager: @unchecked Sendable {
         return state.withLock { $0.trustBridges[key] != nil }
     }
 
-    /// Adapters that apply to every request of the session: ``adapter``, then ``interceptor``, then
-    /// the monitors' ``EventMonitor/requestAdapter``s.
-    var sessionAdapters: [any RequestAdapter] {
-        let own = state.withLock { values in
-            [values.adapter, values.interceptor.map { $0 as any RequestAdapter }].compactMap { $0 }
+    /// What every request of the session starts with, read under one lock: the adapters
+    /// (``adapter``, then ``interceptor``, then the monitors' ``EventMonitor/requestAdapter``s), the
+    /// retriers (``retrier``, then ``interceptor``) and the ``redirectHandler``. With none set, the
+    /// lists are empty arrays, which allocate nothing.
+    var sessionHooks: (adapters: [any RequestAdapter], retriers: [any RequestRetrier], redirectHandler: RedirectHandler?) {
+        let (adapter, retrier, interceptor, redirectHandler) = state.withLock { values in
+            (values.adapter, values.retrier, values.interceptor, values.redirectHandler)
         }
+        let own = Self.list(adapter, interceptor.map { $0 as any RequestAdapter })
         // observability: monitors' adapters (a tracing monitor's context injection); none usually.
-        return eventMonitor.adapters.isEmpty ? own : own + eventMonitor.adapters
+        let adapters = eventMonitor.adapters.isEmpty ? own : own + eventMonitor.adapters
+        return (adapters, Self.list(retrier, interceptor.map { $0 as any RequestRetrier }), redirectHandler)
     }
 
+    /// Adapters that apply to every request of the session (``sessionHooks``).
+    var sessionAdapters: [any RequestAdapter] { sessionHooks.adapters }
+
     /// Retriers that apply to every request of the session: ``retrier``, then ``interceptor``.
-    var sessionRetriers: [any RequestRetrier] {
-        state.withLock { values in
-            [values.retrier, values.interceptor.map { $0 as any RequestRetrier }].compactMap { $0 }
+    var sessionRetriers: [any RequestRetrier] { sessionHooks.retriers }
+
+    /// The elements present, in order.
+    private static func list<Element>(_ first: Element?, _ second: Element?) -> [Element] {
+        switch (first, second) {
+        case (nil, nil): return []
+        case let (first?, nil): return [first]
+        case let (nil, second?): return [second]
+        case let (first?, second?): return [first, second]
         }
     }
 }
