@@ -119,15 +119,22 @@ class AwaitedResponse<Response>: @unchecked Sendable {
 
     /// The cached response, or one made now — outside the lock (a serializer is user code). Two
     /// tasks awaiting at the same moment may both make one; the first stored is kept.
+    /// (Locked by hand rather than in `withLock` closures: in this generic class, a closure returning
+    /// a tuple of `Response?` and the outcome made the tuple's type metadata at run time on every call.)
     private func madeResponse() -> Response {
-        let (cached, outcome) = lock.withLock { (response, self.outcome!) }
-        if let cached { return cached }
-        let made = produce(outcome)
-        return lock.withLock {
-            if let response { return response }
-            response = made
-            return made
+        lock.lock()
+        if let response {
+            lock.unlock()
+            return response
         }
+        let outcome = self.outcome!
+        lock.unlock()
+        let made = produce(outcome)
+        lock.lock()
+        defer { lock.unlock() }
+        if let response { return response }
+        response = made
+        return made
     }
 }
 
