@@ -166,24 +166,23 @@ final class Engine: @unchecked Sendable {
         if idle { idleSleep.signal() } else { curl_multi_wakeup(multi) }
     }
 
-    /// Sends `attempt` from the calling thread when the engine sleeps idle with no transfer at all:
-    /// takes the driver lock without waiting, runs one turn of the loop (the queued commands, the
+    /// Sends `attempt` from the calling thread when the engine sleeps idle with no transfer at all
+    /// and no command queued: takes the driver lock without waiting, runs one turn of the loop (the
     /// attempt, `curl_multi_perform`, what ended), and wakes the engine only when its sleep would not
     /// end by itself when the attempt needs it (``IdleSleep/coversWaits(of:)``, the timers). Returns
-    /// `false`, having done nothing, when the engine is busy, awake or shutting down.
+    /// `false`, having done nothing, when the engine is busy, awake or shutting down, or when a
+    /// command is queued: that command has woken the engine already, which then takes this attempt
+    /// too, rather than waiting for the driver lock while this thread does its turn.
     private func driveInline(_ attempt: CurlAttempt) -> Bool {
         guard !inlineGate.holdsCaller, driver.tryLock() else { return false }
         lock.lock()
-        guard sleepsIdle, !isShuttingDown, active.isEmpty else {
+        guard sleepsIdle, !isShuttingDown, active.isEmpty, commands.isEmpty else {
             lock.unlock()
             driver.unlock()
             return false
         }
-        swap(&taken, &commands)
         lock.unlock()
         owner.store(UInt(pthread_self()), ordering: .relaxed)
-        for command in taken { handle(command) }
-        taken.removeAll(keepingCapacity: true)
         add(attempt)
         var running: Int32 = 0
         curl_multi_perform(multi, &running)
