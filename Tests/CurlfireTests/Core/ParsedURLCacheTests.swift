@@ -33,6 +33,18 @@ final class ParsedURLCacheTests: XCTestCase {
         XCTAssertFalse(ParsedURLCache.sameBytes(composed, decomposed))
     }
 
+    func testThatBytesAreComparedWhateverTheStorage() {
+        XCTAssertTrue(ParsedURLCache.sameBytes("", ""))
+        XCTAssertTrue(ParsedURLCache.sameBytes("http://h/a", String("http://h/") + "a"))
+        XCTAssertFalse(ParsedURLCache.sameBytes("http://h/a", "http://h/b"), "same length, one byte differs")
+        XCTAssertFalse(ParsedURLCache.sameBytes("http://h/a", "http://h/ab"))
+        // A string Foundation built from UTF-16 storage, compared with a native one.
+        let units = Array("http://h/caf\u{E9}".utf16)
+        let utf16 = String(NSString(characters: units, length: units.count))
+        XCTAssertTrue(ParsedURLCache.sameBytes(utf16, "http://h/caf\u{E9}"))
+        XCTAssertFalse(ParsedURLCache.sameBytes(utf16, "http://h/caf\u{E8}"), "same length, one byte differs")
+    }
+
     func testThatAnInvalidStringStillThrowsAndIsNeverKept() throws {
         _ = try "http://127.0.0.1:1/a".asURL()
         for invalid in ["not a url", "/relative/path", "http://", ""] {
