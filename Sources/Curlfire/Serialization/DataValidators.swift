@@ -32,6 +32,23 @@ struct DataValidators: Sendable, Sequence, ExpressibleByArrayLiteral {
         return false
     }
 
+    /// The acceptable codes when the only validator is `validate(statusCode:)` with an array:
+    /// checked as they are, without wrapping them in a `DataValidator` and casting them back.
+    var onlyStatusCodes: [Int]? {
+        if case let .statusCodes(codes) = storage { return codes }
+        return nil
+    }
+
+    /// Adds `validate(statusCode:)`'s array after the others: kept as it is when it comes first,
+    /// with no dynamic cast (`append(_:)` must cast the existential back to an array).
+    mutating func append(statusCodes codes: [Int]) {
+        if case .none = storage {
+            storage = .statusCodes(codes)
+        } else {
+            append(.statusCode(codes))
+        }
+    }
+
     /// Adds a validator after the others.
     mutating func append(_ validator: DataValidator) {
         switch storage {

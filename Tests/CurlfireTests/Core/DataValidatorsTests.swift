@@ -53,6 +53,43 @@ final class DataValidatorsTests: XCTestCase {
         }
     }
 
+    /// `validate(statusCode:)` with an array keeps it without a cast; a second call, or a validator
+    /// before it, goes to the list; both run the same rule.
+    func testThatAnArrayPassedToValidateIsKeptAsItIsAndChecked() {
+        var first = DataValidators()
+        first.append(statusCodes: [200, 204])
+        XCTAssertEqual(first.onlyStatusCodes, [200, 204])
+        XCTAssertEqual(codes(first), ["codes [200, 204]"])
+        XCTAssertNil(ResponseValidator.run(first, request: nil, response: head(status: 200), data: nil))
+        guard case .responseValidationFailed(.unacceptableStatusCode(code: 404))? =
+            ResponseValidator.run(first, request: nil, response: head(status: 404), data: nil) else {
+            return XCTFail("404 passed the status-code validator")
+        }
+        first.append(statusCodes: [204])
+        XCTAssertNil(first.onlyStatusCodes, "a second validator moves both to the list")
+        XCTAssertEqual(codes(first), ["codes [200, 204]", "codes [204]"])
+        guard case .responseValidationFailed(.unacceptableStatusCode(code: 200))? =
+            ResponseValidator.run(first, request: nil, response: head(status: 200), data: nil) else {
+            return XCTFail("200 passed the second status-code validator")
+        }
+        var second = DataValidators([.builtIn { _, _, _ in .success }])
+        second.append(statusCodes: [201])
+        XCTAssertEqual(codes(second), ["builtIn", "codes [201]"])
+    }
+
+    func testThatValidateTellsAnArrayFromOtherSequencesByItsType() {
+        let session = SessionManager(configuration: .default)
+        session.startRequestsImmediately = false
+        let array = session.request("http://127.0.0.1:1/x").validate(statusCode: [200])
+        XCTAssertEqual(array._dataRequest.validators.onlyStatusCodes, [200])
+        let range = session.request("http://127.0.0.1:1/x").validate(statusCode: 200..<300)
+        XCTAssertNil(range._dataRequest.validators.onlyStatusCodes)
+        XCTAssertEqual(codes(range._dataRequest.validators), ["codes \(Array(200..<300))"])
+        let set = session.request("http://127.0.0.1:1/x").validate(statusCode: Set([200]))
+        XCTAssertNil(set._dataRequest.validators.onlyStatusCodes)
+        XCTAssertEqual(codes(set._dataRequest.validators), ["codes [200]"])
+    }
+
     func testThatCopiesDoNotShareAppends() {
         var first = DataValidators([.statusCode([200]), .builtIn { _, _, _ in .success }])
         let second = first
