@@ -10,14 +10,41 @@ import Foundation
 /// for canonically equivalent strings ("é" as one scalar or as "e" and an accent) that parse to
 /// different URLs. A string that is not an absolute URL with a host is never kept, so a hit returns
 /// what a parse would: `URL` is an immutable value, and one string always parses to equal `URL`s.
+///
+/// The entry also remembers that its URL passed the checks every request's target must pass
+/// (``RequestChecks``: an HTTP, HTTPS or Unix-socket scheme and a host). Foundation reads the scheme
+/// and the host out of the URL anew on every call, about 1.5 µs per request on a thread whose caches
+/// the kernel and libcurl have just used (docs/Performance.md, "ninth session").
 enum ParsedURLCache {
-    private static let last = LockedValue<(string: String, url: URL)?>(nil)
+    private struct Entry {
+        let string: String
+        let url: URL
+        var passedTargetChecks = false
+    }
+
+    private static let last = LockedValue<Entry?>(nil)
 
     /// The URL `string` parses to, when it is the string parsed last.
     static func url(for string: String) -> URL? {
         last.withLock { entry in
             guard let entry, sameBytes(entry.string, string) else { return nil }
             return entry.url
+        }
+    }
+
+    /// Whether `url` is the URL kept and has passed the target checks. Equal URLs (the same string
+    /// relative to the same base) have the same scheme and host.
+    static func passedTargetChecks(_ url: URL) -> Bool {
+        last.withLock { entry in
+            guard let entry, entry.passedTargetChecks else { return false }
+            return entry.url == url
+        }
+    }
+
+    /// Notes that `url` passed the target checks, when it is the URL kept.
+    static func notePassedTargetChecks(_ url: URL) {
+        last.withLock { entry in
+            if entry?.url == url { entry?.passedTargetChecks = true }
         }
     }
 
@@ -39,6 +66,6 @@ enum ParsedURLCache {
 
     /// Keeps `url`, parsed from `string`, as the last entry.
     static func keep(_ url: URL, for string: String) {
-        last.withLock { $0 = (string, url) }
+        last.withLock { $0 = Entry(string: string, url: url) }
     }
 }

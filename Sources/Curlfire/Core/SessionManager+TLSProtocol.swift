@@ -13,7 +13,7 @@ extension SessionManager {
     /// ``tlsSettingsError(for:)`` for a request that may still be in its plain form.
     func tlsSettingsError(for request: LazyRequest) -> CurlfireError? {
         if tlsProtocolPolicies.allUsable, tlsKeyLog == nil { return nil }
-        let scheme = request.url?.scheme?.lowercased()
+        let scheme = request.url?.lowercasedScheme
         guard scheme == "https" || scheme == "https+unix" else { return nil }
         if case let .failure(error)? = tlsKeyLog { return error }
         let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""

@@ -233,7 +233,7 @@ public final class SessionManager: @unchecked Sendable {
         }
         if !resolveEntries.isEmpty { options.resolveEntries = resolveEntries.compactMap { try? $0.get() } }
         options.reportsProgress = reportsProgress
-        let scheme = request.url?.scheme?.lowercased()
+        let scheme = request.url?.lowercasedScheme
         if configuration.unixSocketPath != nil || UnixSocketRoute.isUnixScheme(scheme) {
             options.unixSocket = UnixSocketRoute.route(for: request.url, scheme: scheme,
                                                        sessionSocket: configuration.unixSocketPath)

@@ -83,7 +83,7 @@ struct AttemptPlan: Sendable {
         let options = optionsBox.value
         self.head = request
         self.optionsBox = optionsBox
-        let scheme = request.url?.scheme?.lowercased()
+        let scheme = request.url?.lowercasedScheme
         isHTTPS = scheme == "https" || scheme == "https+unix"
         curlURL = options.unixSocket?.curlURL ?? request.url?.absoluteString
         method = request.httpMethod?.uppercased() ?? "GET"

@@ -15,13 +15,8 @@ enum RequestChecks {
     /// ``validate(_:body:allowsBodyInGET:unsafeDefaultHeader:)`` for a request that may still be in its plain form.
     static func validate(_ request: LazyRequest, body: UploadBody, allowsBodyInGET: Bool,
                          unsafeDefaultHeader: String? = nil) -> CurlfireError? {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" || UnixSocketRoute.isUnixScheme(scheme),
-              let host = url.host, !host.isEmpty
-        else { return .invalidURL(url: request.url?.absoluteString ?? "nil") }
-        if UnixSocketRoute.isUnixScheme(scheme), !UnixSocketRoute(socket: host).isValid {
-            return .invalidURL(url: url.absoluteString) // no socket path, or one too long for an address
-        }
+        guard let url = request.url else { return .invalidURL(url: "nil") }
+        if let error = targetError(url) { return error }
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             if !HTTPHeader(name: name, value: value).isInjectionSafe { return .invalidHeader(name: name) }
         }
@@ -32,6 +27,21 @@ enum RequestChecks {
         if request.httpMethod?.uppercased() ?? "GET" == "GET", !allowsBodyInGET, !body.isEmpty {
             return .bodyDataInGETRequest
         }
+        return nil
+    }
+
+    /// Why `url` cannot be a request's target (not HTTP, HTTPS or a Unix socket, or no host), if it
+    /// cannot. A URL the last parse kept is checked once (ParsedURLCache.swift).
+    private static func targetError(_ url: URL) -> CurlfireError? {
+        if ParsedURLCache.passedTargetChecks(url) { return nil }
+        guard let scheme = url.lowercasedScheme,
+              scheme == "http" || scheme == "https" || UnixSocketRoute.isUnixScheme(scheme),
+              let host = url.host, !host.isEmpty
+        else { return .invalidURL(url: url.absoluteString) }
+        if UnixSocketRoute.isUnixScheme(scheme), !UnixSocketRoute(socket: host).isValid {
+            return .invalidURL(url: url.absoluteString) // no socket path, or one too long for an address
+        }
+        ParsedURLCache.notePassedTargetChecks(url)
         return nil
     }
 }

@@ -452,7 +452,7 @@ final class Transfer: @unchecked Sendable {
         var hop = start.hop
         if let store = session.configuration.hstsStore { upgradeForHSTS(&hop, store: store) } // security: RFC 6797
         if session.engine.isCurrentThread, let url = hop.head.url,
-           let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "https+unix",
+           let scheme = url.lowercasedScheme, scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
            !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
             // A redirect hop to a host whose trust is not resolved yet: the policy manager is open

@@ -70,3 +70,37 @@ final class ParsedURLCacheTests: XCTestCase {
         XCTAssertEqual(mismatches.withLock { $0 }, 0)
     }
 }
+
+/// The kept URL remembers that it passed a request's target checks (``RequestChecks``), so Foundation
+/// does not read its scheme and host again; a URL that failed them is checked, and refused, every time.
+final class ParsedURLCacheTargetCheckTests: XCTestCase {
+    private func check(_ url: URL) -> CurlfireError? {
+        RequestChecks.validate(.plain(url: url, method: .get, timeout: 60), body: .none, allowsBodyInGET: false)
+    }
+
+    func testThatTheKeptURLRemembersPassingTheTargetChecks() throws {
+        let url = try "http://127.0.0.1:1/checked".asURL()
+        XCTAssertFalse(ParsedURLCache.passedTargetChecks(url), "not checked yet")
+        XCTAssertNil(check(url))
+        XCTAssertTrue(ParsedURLCache.passedTargetChecks(url))
+        XCTAssertNil(check(url), "passes again")
+        let other = try XCTUnwrap(URL(string: "http://127.0.0.1:1/other"))
+        XCTAssertFalse(ParsedURLCache.passedTargetChecks(other), "only the kept URL")
+        XCTAssertNil(check(other))
+        XCTAssertFalse(ParsedURLCache.passedTargetChecks(other), "a URL not kept is not remembered")
+        _ = try "http://127.0.0.1:1/next".asURL()
+        XCTAssertFalse(ParsedURLCache.passedTargetChecks(url), "a new entry starts unchecked")
+    }
+
+    func testThatAKeptURLThatFailsTheChecksIsRefusedEveryTime() throws {
+        let longSocket = "http+unix://%2Ftmp%2F" + String(repeating: "s", count: 200) + "/x" // too long for an address
+        for string in ["ftp://127.0.0.1:1/file", "mailto://someone@127.0.0.1", longSocket] {
+            let url = try string.asURL()
+            for round in 1...2 {
+                guard case let .invalidURL(text)? = check(url) else { return XCTFail("\(string) passed, round \(round)") }
+                XCTAssertEqual(text, string)
+            }
+            XCTAssertFalse(ParsedURLCache.passedTargetChecks(url), string)
+        }
+    }
+}
