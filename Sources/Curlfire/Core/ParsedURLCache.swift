@@ -8,8 +8,9 @@ import Foundation
 /// One entry for the whole process, behind a pthread lock (``LockedValue``): a hit is a lock, a
 /// comparison of the two strings' UTF-8 bytes and a retain (0.07 µs in a hot loop; a parse 0.30 µs).
 /// Bytes, not `==`: Swift's `==` holds for canonically equivalent strings ("é" as one scalar or as
-/// "e" and an accent) that parse to different URLs. A string that is not an absolute URL with a host is never kept, so a hit returns
-/// what a parse would: `URL` is an immutable value, and one string always parses to equal `URL`s.
+/// "e" and an accent) that parse to different URLs. A string that is not an absolute URL with a host
+/// is never kept, so a hit returns what a parse would: `URL` is an immutable value, and one string
+/// always parses to equal `URL`s.
 ///
 /// The entry also remembers that its URL passed the checks every request's target must pass
 /// (``RequestChecks``: an HTTP, HTTPS or Unix-socket scheme and a host). Foundation reads the scheme

@@ -34,11 +34,15 @@ extension DataTransferRequest {
     }
 
     private func adding(_ validator: DataValidator) -> Self {
+        changingValidators { $0.append(validator) }
+    }
+
+    private func changingValidators(_ change: (inout DataValidators) -> Void) -> Self {
         // Read, change, then set `_dataRequest` as a whole: changed in place through the protocol's
         // `modify` coroutine (`copy._dataRequest.validators.append`), the call allocated the
         // coroutine's frame, one allocation per `validate` (docs/Performance.md, "2026-11-27").
         var request = _dataRequest
-        request.validators.append(validator)
+        change(&request.validators)
         var copy = self
         copy._dataRequest = request
         return copy
@@ -50,11 +54,8 @@ extension DataTransferRequest {
         // An array is told by its type, not cast: a dynamic cast (and another when the response
         // was checked) cost about half a microsecond per request (docs/Performance.md, "ninth session").
         guard S.self == [Int].self else { return adding(.statusCode(acceptableStatusCodes)) }
-        var request = _dataRequest
-        request.validators.append(statusCodes: unsafeBitCast(acceptableStatusCodes, to: [Int].self))
-        var copy = self
-        copy._dataRequest = request
-        return copy
+        let codes = unsafeBitCast(acceptableStatusCodes, to: [Int].self)
+        return changingValidators { $0.append(statusCodes: codes) }
     }
 
     /// Accepts only the given MIME types (`*/*` and `type/*` wildcards; parameters after `;` ignored).
