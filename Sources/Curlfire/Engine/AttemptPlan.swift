@@ -158,11 +158,11 @@ struct AttemptPlan: Sendable {
         let idle = RequestTimeLimits.clamped(options.requestTimeout)
         let connect = options.connectTimeout.map(RequestTimeLimits.clamped) ?? idle
         writer.long(CURLOPT_CONNECTTIMEOUT_MS, Int(connect * 1000))
-        // An idle timeout: fail when fewer than 1 byte/s arrive for `idle` seconds (whole seconds in
-        // libcurl; the engine's IdleClock fails a stall on time). timeoutIntervalForResource is the
-        // request's deadline, kept by its state machine across attempts, delays and hops.
-        writer.long(CURLOPT_LOW_SPEED_LIMIT, 1)
-        writer.long(CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up))))
+        // The idle timeout itself is the engine's (CurlAttempt.idleClock, IdleClock.swift): it fails
+        // an attempt that moved no byte for `idle` seconds from the moment it entered libcurl, so
+        // libcurl's low-speed check would only ever fire after it, and re-armed a timer on every pass.
+        // timeoutIntervalForResource is the request's deadline, kept by its state machine across
+        // attempts, delays and hops.
     }
 
     private func writeTransport<Writer: CurlOptionWriter>(to writer: inout Writer) {

@@ -574,8 +574,8 @@ final class CurlAttempt: @unchecked Sendable {
             return .proxyAuthenticationRequired(proxy: route.displayName)
         }
         if code == CURLE_OK { return .completed }
-        // libcurl's own timeouts (connect, low speed) are both timeoutIntervalForRequest: reported as
-        // Curlfire's idle timeout, which names the setting and its value, not "Operation too slow".
+        // libcurl's only timeout here is connecting's (CURLOPT_CONNECTTIMEOUT_MS): reported as
+        // Curlfire's idle timeout, which names the setting and its value, not libcurl's text.
         if code == CURLE_OPERATION_TIMEDOUT { return .idleTimeout(seconds: options.requestTimeout) }
         if let route = options.proxyRoute, route.isHTTPS, let easy,
            code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_PINNEDPUBKEYNOTMATCH,

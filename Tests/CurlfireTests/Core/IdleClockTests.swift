@@ -19,6 +19,19 @@ final class IdleClockTests: XCTestCase {
         }
     }
 
+    func testThatALimitBeyondLibcurlsMaximumIsThatMaximum() {
+        // The idle clock is the only idle timer (no CURLOPT_LOW_SPEED_*): a huge timeoutInterval is
+        // RequestTimeLimits.clamped's maximum (about 23 days), as libcurl's timer was, not no limit.
+        for seconds in [1e9, 1e12, Double.greatestFiniteMagnitude] {
+            var clock = IdleClock(seconds: seconds)
+            XCTAssertEqual(clock.limit, 2_000_000 * 1_000_000_000, "\(seconds)")
+            clock.touch()
+            XCTAssertFalse(clock.hasExpired(at: IdleClock.now() + 1_999_999 * 1_000_000_000), "\(seconds)")
+            XCTAssertTrue(clock.hasExpired(at: IdleClock.now() + 2_000_001 * 1_000_000_000), "\(seconds)")
+        }
+        XCTAssertEqual(IdleClock(seconds: 60).limit, 60_000_000_000)
+    }
+
     func testThatRestartStartsTheCountAfresh() {
         var clock = IdleClock(seconds: 0.5)
         clock.restart()

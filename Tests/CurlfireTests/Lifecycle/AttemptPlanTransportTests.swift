@@ -31,7 +31,7 @@ final class AttemptPlanTransportTests: XCTestCase {
         let (planned, written) = options(session(idle: 5), request)
         XCTAssertEqual(planned.requestTimeout, 60, "60 is a value the user set, not 'unset'")
         XCTAssertEqual(written.longs[CURLOPT_CONNECTTIMEOUT_MS.rawValue], 60_000)
-        XCTAssertEqual(written.longs[CURLOPT_LOW_SPEED_TIME.rawValue], 60)
+        XCTAssertNil(written.longs[CURLOPT_LOW_SPEED_TIME.rawValue], "the engine's IdleClock is the idle timer")
     }
 
     func testThatARequestMadeFromAURLStartsWithTheSessionsIdleTimeout() throws {
@@ -50,7 +50,7 @@ final class AttemptPlanTransportTests: XCTestCase {
         let (planned, written) = options(session(), request, limits: RequestTimeLimits(connectTimeout: 0.25))
         XCTAssertEqual(planned.connectTimeout, 0.25)
         XCTAssertEqual(written.longs[CURLOPT_CONNECTTIMEOUT_MS.rawValue], 250)
-        XCTAssertEqual(written.longs[CURLOPT_LOW_SPEED_TIME.rawValue], 30, "the idle timeout is unchanged")
+        XCTAssertEqual(planned.requestTimeout, 30, "the idle timeout is unchanged")
     }
 
     func testThatTheEarlierOfTheDeadlineAndTheResourceTimeoutWins() throws {
@@ -218,7 +218,7 @@ final class AttemptPlanTransportTests: XCTestCase {
         let (_, written) = options(session(), request)
         let expectedLongs: Set<UInt32> = [
             CURLOPT_NOSIGNAL, CURLOPT_FOLLOWLOCATION, CURLOPT_HTTPGET, CURLOPT_CONNECTTIMEOUT_MS,
-            CURLOPT_LOW_SPEED_LIMIT, CURLOPT_LOW_SPEED_TIME, CURLOPT_HTTP_VERSION,
+            CURLOPT_HTTP_VERSION,
         ].reduce(into: []) { $0.insert($1.rawValue) }
         XCTAssertEqual(Set(written.longs.keys), expectedLongs, "the plain request's options, nothing added")
         XCTAssertTrue(written.offsets.isEmpty)
