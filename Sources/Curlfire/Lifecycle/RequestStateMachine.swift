@@ -619,13 +619,26 @@ extension RequestStateMachine {
     /// outcome is then delivered). Only the loop that ``attachHandler(_:)`` or
     /// ``outcomePublished(_:)`` started calls it: with no drain under way it is impossible.
     mutating func nextHandler() -> Handler? {
-        guard case .draining(let outcome, var handlers) = delivery else {
+        guard case .draining = delivery else {
             reportImpossible("nextHandler with no drain under way")
             return nil
         }
-        delivery = .delivered(outcome)
-        guard let next = handlers.removeFirst() else { return nil }
+        // Moved out and back (``takeDelivery()``): the outcome is not copied, twice per response.
+        guard case .draining(let outcome, var handlers) = takeDelivery() else { return nil }
+        guard let next = handlers.removeFirst() else {
+            delivery = .delivered(outcome)
+            return nil
+        }
         delivery = .draining(outcome, handlers)
         return next
+    }
+
+    /// ``delivery`` moved out, an empty `.collecting` list in its place until the caller stores the
+    /// next value: a payload bound from the result is moved, not copied (binding it from the stored
+    /// property retained each of the outcome's references, and storing it back released them).
+    private mutating func takeDelivery() -> Delivery {
+        var taken = Delivery.collecting(HandlerList())
+        swap(&taken, &delivery)
+        return taken
     }
 }

@@ -28,6 +28,36 @@ final class SerialQueueDrainTests: XCTestCase {
                        "a batch never runs ahead of a block dispatched before it")
     }
 
+    func testThatALoneBatchTakenWholeKeepsEveryItemAndReleasesThem() {
+        // A batch that is the only one waiting trades buffers with the running one instead of
+        // being copied; batches that wait behind others are copied out. Mixed, nothing is lost,
+        // repeated or kept alive.
+        final class Token: Sendable {}
+        let queue = DispatchQueue(label: "drain.swap")
+        let drain = SerialQueueDrain(queue: queue)
+        let ran = LockedValue<[String]>([])
+        func item(_ name: String, holding token: Token? = nil) -> DeliveryBatch.Item {
+            .job { withExtendedLifetime(token) { ran.withLock { $0.append(name) } } }
+        }
+        weak var released: Token?
+        do {
+            let token = Token()
+            released = token
+            drain.submit(item("a1", holding: token), [item("a2")])
+        }
+        queue.sync {}
+        XCTAssertNil(released, "a run item is not kept by either buffer")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        drain.submit(item("b1"), [item("b2"), item("b3")])
+        drain.submit(item("c1"), [])
+        gate.signal()
+        queue.sync {}
+        drain.submit(item("d1"), [item("d2")])
+        queue.sync {}
+        XCTAssertEqual(ran.withLock { $0 }, ["a1", "a2", "b1", "b2", "b3", "c1", "d1", "d2"])
+    }
+
     func testThatHandlersRunOnTheQueueOnceEach() {
         let queue = DispatchQueue(label: "drain.once")
         let key = DispatchSpecificKey<Bool>()
