@@ -52,8 +52,7 @@ struct RequestCore: Sendable {
     /// - Parameter startsOnRelease: Whether the transfer starts when the last copy of the value
     ///   is released with no handler attached, as Alamofire 4 sends such a request
     ///   (``SessionManager/startRequestsImmediately``). `false` for streams, which need a consumer.
-    init(session: SessionManager, definition: Transfer.Definition, startsOnRelease: Bool = true) {
-        var definition = definition
+    init(session: SessionManager, definition: consuming Transfer.Definition, startsOnRelease: Bool = true) {
         // A binding (an object, a lock and a weak reference) only for a request that has adapters.
         let binding = definition.adapters.isEmpty ? nil : AdapterBinding()
         if let binding {

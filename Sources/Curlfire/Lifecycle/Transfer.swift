@@ -143,13 +143,15 @@ final class Transfer: @unchecked Sendable {
     /// a value can be released while `lock` is held (a progress closure that captured its request).
     private let releaseStartDisarmed = Atomic<Bool>(false)
 
-    init(session: SessionManager, definition: Definition) {
-        self.session = session
-        self.definition = definition
-        startsImmediately = session.startRequestsImmediately
+    init(session: SessionManager, definition: consuming Definition) {
+        // What the state needs is read first, so that storing the definition is its last use and
+        // moves it (stored first and read after, the whole definition was copied).
         guarded = Guarded(machine: RequestStateMachine(hasRetriers: !definition.retriers.isEmpty,
                                                        maximumRedirects: session.configuration.maximumRedirects))
         if case let .success(request) = definition.head { guarded.currentRequest = request }
+        self.session = session
+        startsImmediately = session.startRequestsImmediately
+        self.definition = definition
     }
 
     // MARK: - State for request values
