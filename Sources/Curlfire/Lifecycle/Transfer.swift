@@ -362,9 +362,10 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Carries out one action of the state machine (never under the lock).
-    func perform(_ action: RequestStateMachine.Action) {
-        switch action {
+    /// Carries out one action of the state machine (never under the lock). The action is consumed:
+    /// its payload (an outcome, a plan's start) is moved into what carries it out, not copied.
+    func perform(_ action: consuming RequestStateMachine.Action) {
+        switch consume action {
         case .none:
             break
         case let .adapt(stage):
@@ -501,7 +502,7 @@ final class Transfer: @unchecked Sendable {
         let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? definition.makeSink?(),
                                                  startTime: startTime, stage: stage)
         attempt.deadline = deadline
-        if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: options.reportsProgress),
+        if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: plan.options.reportsProgress),
            joinFlight(attempt, request: request.urlRequest, credential: hop.credential, plan: plan, startTime: startTime, stage: stage) {
             return // resilience: identical requests share one transfer (Resilience/RequestCoalescer.swift)
         }
