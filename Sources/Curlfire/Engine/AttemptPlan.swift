@@ -82,22 +82,22 @@ struct AttemptPlan: Sendable {
     init(request: LazyRequest, body: UploadBody, optionsBox: ImmutableBox<AttemptOptions>) {
         // Fields are read through the box: a local copy of the options (about 520 bytes, dozens of
         // references) was retained and released whole for three of them.
-        let options = optionsBox
         self.head = request
         self.optionsBox = optionsBox
         let scheme = request.url?.lowercasedScheme
         isHTTPS = scheme == "https" || scheme == "https+unix"
-        curlURL = options.value.unixSocket?.curlURL ?? request.url?.absoluteString
+        curlURL = optionsBox.value.unixSocket?.curlURL ?? request.url?.absoluteString
         method = request.httpMethod?.uppercased() ?? "GET"
         hasBody = !body.isEmpty
         // -1: a stream of unknown length goes chunked (HTTP/1.1) or as DATA frames until its end (HTTP/2).
         bodyLength = body.length ?? (body.stream != nil ? -1 : 0)
-        if let session = options.value.sessionHeaderLines, session.fits(request, hasBody: hasBody) {
+        if let session = optionsBox.value.sessionHeaderLines, session.fits(request, hasBody: hasBody) {
             headerLines = session.plainLines
             acceptEncoding = session.acceptEncoding
             sharedHeaderList = session
         } else {
-            (headerLines, acceptEncoding) = Self.headerLines(request: request, defaults: options.value.defaultHeaders,
+            (headerLines, acceptEncoding) = Self.headerLines(request: request,
+                                                             defaults: optionsBox.value.defaultHeaders,
                                                              hasBody: hasBody)
             sharedHeaderList = nil
         }
