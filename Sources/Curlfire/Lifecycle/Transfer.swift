@@ -2,63 +2,6 @@ import Foundation
 import FoundationNetworking
 import Synchronization
 
-/// What a finished transfer hands to each response handler.
-///
-/// `@unchecked Sendable`: `URLRequest`, the ``ResponseSink`` and the boxes are not `Sendable`. An outcome is
-/// built by one thread (the engine's, or the one that refused or answered the request), stored under its
-/// ``Transfer``'s lock, and afterwards only copied and read: no field is mutated once it was handed over.
-struct TransferOutcome: @unchecked Sendable {
-    /// The request sent, built into a `URLRequest` only when ``request`` is read.
-    var head: LazyRequest?
-    /// The request sent as Foundation's type (built on each read from a plain ``head``).
-    var request: URLRequest? {
-        get { head?.urlRequest }
-        set { head = newValue.map(LazyRequest.built) }
-    }
-    /// The response head, made into an `HTTPURLResponse` when first read (never on the engine thread).
-    var lazyResponse: LazyResponse?
-    var response: HTTPURLResponse? { lazyResponse?.response }
-    var data: Data?
-    var error: CurlfireError?
-    var timeline: Timeline
-    var metrics: TransferMetrics?
-    /// Metrics of every attempt, oldest first (more than one after retries).
-    var allMetrics: MetricsHistory
-    /// The sink of the last attempt (a download's file sink carries its file and resume data).
-    var sink: ResponseSink?
-    /// A download's files and resume data, set by its `Definition.outcomeHook`; `nil` for other requests.
-    var download: DownloadFiles? {
-        get { downloadBox?.value }
-        set { downloadBox = newValue.map(ImmutableBox.init) }
-    }
-    var downloadBox: ImmutableBox<DownloadFiles>? = nil
-    /// Request-body bytes the last attempt sent.
-    var uploadedBodyBytes: Int64 = 0
-    /// Response-body bytes the last attempt received, whichever sink held them (0 for an outcome no
-    /// attempt made: a cache hit, a request that failed before it was sent).
-    var receivedBodyBytes: Int64 = 0
-    /// parity: where a retried download would have continued (its partial file), if anywhere: when
-    /// the outcome ends up in another file, DownloadFinisher turns it into resume data or removes it.
-    var retryResume: FileSink.Plan? {
-        get { retryResumeBox?.value }
-        set { retryResumeBox = newValue.map(ImmutableBox.init) }
-    }
-    var retryResumeBox: ImmutableBox<FileSink.Plan>? = nil
-    /// cache: where the response came from (Cache/Transfer+Cache.swift sets it).
-    var cacheStatus: CacheStatus = .network
-    /// cache: the stored entry the request's first hop was made conditional on, or may serve on an
-    /// error: the machine's (``RequestStateMachine/cacheCandidate``), set on the outcome its `finish`
-    /// action carries, for cache hook 2. `nil` for a request without a cache.
-    var cacheCandidate: CachedEntry? {
-        get { cacheCandidateBox?.value }
-        set { cacheCandidateBox = newValue.map(ImmutableBox.init) }
-    }
-    var cacheCandidateBox: ImmutableBox<CachedEntry>? = nil
-    /// parity: a cancelled download drops its partial file and gives no resume data
-    /// (`DownloadRequest.cancel(createResumeData: false)`); read by the download's `outcomeHook`.
-    var discardsResumeData = false
-}
-
 /// The network transfer shared by every copy of one request value.
 ///
 /// It runs at most once (plus retries), starting on the first response handler, async serializer
@@ -536,7 +479,9 @@ final class Transfer: @unchecked Sendable {
         outcome.receivedBodyBytes = result.receivedBodyBytes
         let verdict: RequestStateMachine.AttemptVerdict
         if case .resourceTimeout = result.ending { verdict = .final } else { verdict = self.verdict(for: outcome) }
-        var ended = RequestStateMachine.StageResult(outcome: outcome, retryableError: Self.retryableError(outcome),
+        let retryableError = Self.retryableError(outcome)
+        // Consumed: the machine completes the outcome's metrics, in place while the result holds it alone.
+        var ended = RequestStateMachine.StageResult(outcome: consume outcome, retryableError: retryableError,
                                                     fromEngine: true)
         let action: RequestStateMachine.Action = withLock { state in
             guard state.machine.stage == result.stage else { return .none } // a stale attempt (its file is not kept)
