@@ -204,14 +204,19 @@ public final class SessionManager: @unchecked Sendable {
                      reportsProgress: Bool, followsWithoutAsking: Bool,
                      timeLimits: RequestTimeLimits = RequestTimeLimits(),
                      rateLimits: RequestRateLimits = RequestRateLimits()) -> AttemptOptions {
+        planOptions(hopSpecifics(for: request, credential: credential, reportsProgress: reportsProgress,
+                                 followsWithoutAsking: followsWithoutAsking, timeLimits: timeLimits,
+                                 rateLimits: rateLimits))
+    }
+
+    /// A hop's options: the session's settings, with what the hop's request and host decide (`specifics`).
+    func planOptions(_ specifics: HopSpecifics) -> AttemptOptions {
         var options = AttemptOptions()
-        options.requestTimeout = request.timeoutInterval
-        options.resourceTimeout = timeLimits.resourceTimeout(session: configuration.timeoutIntervalForResource)
-        options.connectTimeout = timeLimits.connectTimeout
-        let rates = self.rateLimits(for: rateLimits)
-        options.maximumDownloadBytesPerSecond = rates.download
-        options.maximumUploadBytesPerSecond = rates.upload
-        options.followRedirects = followsWithoutAsking && configuration.followsRedirects
+        specifics.key.apply(to: &options)
+        options.credential = specifics.credential
+        options.unixSocket = specifics.unixSocket
+        options.clientCertificate = specifics.clientCertificate
+        options.keyLogging = specifics.keyLogging
         options.maximumRedirects = configuration.maximumRedirects
         options.httpVersion = configuration.httpVersion
         options.defaultHeaders = configuration.httpAdditionalHeaders
@@ -219,7 +224,6 @@ public final class SessionManager: @unchecked Sendable {
         options.cookiesEnabled = configuration.httpShouldSetCookies
         options.proxy = configuration.proxy
         options.proxyRoute = proxyRoute
-        options.credential = credential
         options.receiveBufferSize = configuration.receiveBufferSize
         options.connectTo = connectToEntries
         options.ipVersion = configuration.ipVersion
@@ -232,28 +236,45 @@ public final class SessionManager: @unchecked Sendable {
             options.happyEyeballsMilliseconds = Int(min(max(delay, 0), 1e6) * 1000)
         }
         if !resolveEntries.isEmpty { options.resolveEntries = resolveEntries.compactMap { try? $0.get() } }
-        options.reportsProgress = reportsProgress
+        return options
+    }
+
+    /// What a hop's request and host decide in its options: its timeouts, bandwidth limits, progress
+    /// and redirect settings, its credentials, Unix socket, and for HTTPS the host's trust, TLS versions,
+    /// client certificate and key log.
+    func hopSpecifics(for request: LazyRequest, credential: (user: String, password: String)?,
+                      reportsProgress: Bool, followsWithoutAsking: Bool, timeLimits: RequestTimeLimits,
+                      rateLimits: RequestRateLimits) -> HopSpecifics {
+        let rates = self.rateLimits(for: rateLimits)
+        var specifics = HopSpecifics(key: AttemptOptionsCache.Key(
+            requestTimeout: request.timeoutInterval,
+            resourceTimeout: timeLimits.resourceTimeout(session: configuration.timeoutIntervalForResource),
+            connectTimeout: timeLimits.connectTimeout,
+            followRedirects: followsWithoutAsking && configuration.followsRedirects,
+            reportsProgress: reportsProgress,
+            maximumDownloadBytesPerSecond: rates.download, maximumUploadBytesPerSecond: rates.upload,
+            trust: nil, tlsProtocolPolicy: .default), credential: credential)
         let scheme = request.url?.lowercasedScheme
         if configuration.unixSocketPath != nil || UnixSocketRoute.isUnixScheme(scheme) {
-            options.unixSocket = UnixSocketRoute.route(for: request.url, scheme: scheme,
-                                                       sessionSocket: configuration.unixSocketPath)
+            specifics.unixSocket = UnixSocketRoute.route(for: request.url, scheme: scheme,
+                                                         sessionSocket: configuration.unixSocketPath)
         }
         if scheme == "https" || scheme == "https+unix" {
             // An https+unix URL's host is the socket's path: TLS checks `localhost`, the host libcurl is given.
             let host = scheme == "https+unix" ? "localhost" : request.url?.host ?? ""
-            options.trust = trustConfigurator(forHost: host)
-            options.tlsProtocolPolicy = tlsProtocolPolicies.policy(forHost: host)
+            specifics.key.trust = trustConfigurator(forHost: host)
+            specifics.key.tlsProtocolPolicy = tlsProtocolPolicies.policy(forHost: host)
             if case let .success(keyLog)? = tlsKeyLog {
-                options.keyLogging = KeyLoggingTLSContext(keyLog: keyLog, trust: options.trust)
+                specifics.keyLogging = KeyLoggingTLSContext(keyLog: keyLog, trust: specifics.key.trust)
             }
             let identity = serverTrustPolicyManager?.clientIdentity(forHost: host.lowercased()) ?? configuration.clientIdentity
             if let identity {
-                options.clientCertificate = ClientCertificateFiles(
+                specifics.clientCertificate = ClientCertificateFiles(
                     certificatePath: identity.certificatePath, keyPath: identity.privateKeyPath,
                     password: identity.password, type: identity.format.rawValue)
             }
         }
-        return options
+        return specifics
     }
 
     /// The bandwidth limits in effect for a request with its own `limits`: each replaces the session's.

@@ -15,6 +15,76 @@ final class AttemptOptionsCache: @unchecked Sendable {
     private let lock = Lock.make()
     private var last: ImmutableBox<AttemptOptions>?
 
+    /// The fields of shareable options that a request or its host changes; the rest come from the
+    /// session alone (see the type's comment). Plans compare these before building the rest
+    /// (``SessionManager/planOptionsBox(for:credential:reportsProgress:followsWithoutAsking:timeLimits:rateLimits:)``).
+    struct Key {
+        var requestTimeout: TimeInterval
+        var resourceTimeout: TimeInterval
+        var connectTimeout: TimeInterval?
+        var followRedirects: Bool
+        var reportsProgress: Bool
+        var maximumDownloadBytesPerSecond: Int?
+        var maximumUploadBytesPerSecond: Int?
+        var trust: (any TLSContextConfiguring)?
+        var tlsProtocolPolicy: TLSProtocolPolicy
+
+        /// The key of `options`.
+        init(_ options: AttemptOptions) {
+            self.init(requestTimeout: options.requestTimeout, resourceTimeout: options.resourceTimeout,
+                      connectTimeout: options.connectTimeout, followRedirects: options.followRedirects,
+                      reportsProgress: options.reportsProgress,
+                      maximumDownloadBytesPerSecond: options.maximumDownloadBytesPerSecond,
+                      maximumUploadBytesPerSecond: options.maximumUploadBytesPerSecond,
+                      trust: options.trust, tlsProtocolPolicy: options.tlsProtocolPolicy)
+        }
+
+        /// A key with these fields.
+        init(requestTimeout: TimeInterval, resourceTimeout: TimeInterval, connectTimeout: TimeInterval?,
+             followRedirects: Bool, reportsProgress: Bool, maximumDownloadBytesPerSecond: Int?,
+             maximumUploadBytesPerSecond: Int?, trust: (any TLSContextConfiguring)?, tlsProtocolPolicy: TLSProtocolPolicy) {
+            self.requestTimeout = requestTimeout
+            self.resourceTimeout = resourceTimeout
+            self.connectTimeout = connectTimeout
+            self.followRedirects = followRedirects
+            self.reportsProgress = reportsProgress
+            self.maximumDownloadBytesPerSecond = maximumDownloadBytesPerSecond
+            self.maximumUploadBytesPerSecond = maximumUploadBytesPerSecond
+            self.trust = trust
+            self.tlsProtocolPolicy = tlsProtocolPolicy
+        }
+
+        /// Writes these fields into `options`.
+        func apply(to options: inout AttemptOptions) {
+            options.requestTimeout = requestTimeout
+            options.resourceTimeout = resourceTimeout
+            options.connectTimeout = connectTimeout
+            options.followRedirects = followRedirects
+            options.reportsProgress = reportsProgress
+            options.maximumDownloadBytesPerSecond = maximumDownloadBytesPerSecond
+            options.maximumUploadBytesPerSecond = maximumUploadBytesPerSecond
+            options.trust = trust
+            options.tlsProtocolPolicy = tlsProtocolPolicy
+        }
+
+        /// Whether `options` have these fields.
+        func matches(_ options: AttemptOptions) -> Bool {
+            requestTimeout == options.requestTimeout && resourceTimeout == options.resourceTimeout
+                && connectTimeout == options.connectTimeout && followRedirects == options.followRedirects
+                && reportsProgress == options.reportsProgress
+                && maximumDownloadBytesPerSecond == options.maximumDownloadBytesPerSecond
+                && maximumUploadBytesPerSecond == options.maximumUploadBytesPerSecond
+                && trust === options.trust && tlsProtocolPolicy == options.tlsProtocolPolicy
+        }
+    }
+
+    /// The kept box when its options have the fields of `key` (the caller knows the hop's options
+    /// would be shareable); `nil` when there is none or they differ.
+    func cached(matching key: Key) -> ImmutableBox<AttemptOptions>? {
+        guard let cached = lock.withLock({ last }), key.matches(cached.value) else { return nil }
+        return cached
+    }
+
     /// `options` boxed: the box of the previous plain options when they are the same, else a new
     /// box, which is kept for the next plan when the options may be shared. `options` is moved into
     /// a new box, not copied (about 520 bytes and dozens of references).
@@ -34,14 +104,8 @@ final class AttemptOptionsCache: @unchecked Sendable {
     }
 
     /// Whether two shareable options of one session are the same: the per-request and per-host
-    /// fields (the rest come from the session alone).
+    /// fields (``Key``; the rest come from the session alone).
     static func mayShare(_ cached: AttemptOptions, with options: AttemptOptions) -> Bool {
-        cached.requestTimeout == options.requestTimeout && cached.resourceTimeout == options.resourceTimeout
-            && cached.connectTimeout == options.connectTimeout && cached.followRedirects == options.followRedirects
-            && cached.reportsProgress == options.reportsProgress
-            && cached.maximumDownloadBytesPerSecond == options.maximumDownloadBytesPerSecond
-            && cached.maximumUploadBytesPerSecond == options.maximumUploadBytesPerSecond
-            && cached.trust === options.trust && cached.tlsProtocolPolicy == options.tlsProtocolPolicy
-            && isShareable(cached) && isShareable(options)
+        Key(options).matches(cached) && isShareable(cached) && isShareable(options)
     }
 }

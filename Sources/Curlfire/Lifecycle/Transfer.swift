@@ -438,10 +438,10 @@ final class Transfer: @unchecked Sendable {
             request.setValue(ifRange, forHTTPHeaderField: "If-Range")
             sink = FileSink(plan: resume)
         }
-        let options = session.planOptions(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
-                                          followsWithoutAsking: definition.redirectHandler.followsNatively,
-                                          timeLimits: definition.timeLimits, rateLimits: definition.rateLimits)
-        let plan = AttemptPlan(request: request, body: hop.body, optionsBox: session.attemptOptionsCache.box(options))
+        let options = session.planOptionsBox(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
+                                             followsWithoutAsking: definition.redirectHandler.followsNatively,
+                                             timeLimits: definition.timeLimits, rateLimits: definition.rateLimits)
+        let plan = AttemptPlan(request: request, body: hop.body, optionsBox: options)
         let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? definition.makeSink?(),
                                                  startTime: startTime, stage: stage)
         attempt.deadline = deadline
