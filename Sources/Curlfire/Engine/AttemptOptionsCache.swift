@@ -29,31 +29,6 @@ final class AttemptOptionsCache: @unchecked Sendable {
         var trust: (any TLSContextConfiguring)?
         var tlsProtocolPolicy: TLSProtocolPolicy
 
-        /// The key of `options`.
-        init(_ options: AttemptOptions) {
-            self.init(requestTimeout: options.requestTimeout, resourceTimeout: options.resourceTimeout,
-                      connectTimeout: options.connectTimeout, followRedirects: options.followRedirects,
-                      reportsProgress: options.reportsProgress,
-                      maximumDownloadBytesPerSecond: options.maximumDownloadBytesPerSecond,
-                      maximumUploadBytesPerSecond: options.maximumUploadBytesPerSecond,
-                      trust: options.trust, tlsProtocolPolicy: options.tlsProtocolPolicy)
-        }
-
-        /// A key with these fields.
-        init(requestTimeout: TimeInterval, resourceTimeout: TimeInterval, connectTimeout: TimeInterval?,
-             followRedirects: Bool, reportsProgress: Bool, maximumDownloadBytesPerSecond: Int?,
-             maximumUploadBytesPerSecond: Int?, trust: (any TLSContextConfiguring)?, tlsProtocolPolicy: TLSProtocolPolicy) {
-            self.requestTimeout = requestTimeout
-            self.resourceTimeout = resourceTimeout
-            self.connectTimeout = connectTimeout
-            self.followRedirects = followRedirects
-            self.reportsProgress = reportsProgress
-            self.maximumDownloadBytesPerSecond = maximumDownloadBytesPerSecond
-            self.maximumUploadBytesPerSecond = maximumUploadBytesPerSecond
-            self.trust = trust
-            self.tlsProtocolPolicy = tlsProtocolPolicy
-        }
-
         /// Writes these fields into `options`.
         func apply(to options: inout AttemptOptions) {
             options.requestTimeout = requestTimeout
@@ -107,5 +82,17 @@ final class AttemptOptionsCache: @unchecked Sendable {
     /// fields (``Key``; the rest come from the session alone).
     static func mayShare(_ cached: AttemptOptions, with options: AttemptOptions) -> Bool {
         Key(options).matches(cached) && isShareable(cached) && isShareable(options)
+    }
+}
+
+extension AttemptOptionsCache.Key {
+    /// The key of `options` (in an extension, so the key keeps its memberwise initializer).
+    init(_ options: AttemptOptions) {
+        self.init(requestTimeout: options.requestTimeout, resourceTimeout: options.resourceTimeout,
+                  connectTimeout: options.connectTimeout, followRedirects: options.followRedirects,
+                  reportsProgress: options.reportsProgress,
+                  maximumDownloadBytesPerSecond: options.maximumDownloadBytesPerSecond,
+                  maximumUploadBytesPerSecond: options.maximumUploadBytesPerSecond,
+                  trust: options.trust, tlsProtocolPolicy: options.tlsProtocolPolicy)
     }
 }
