@@ -7,6 +7,9 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
     case curlfireAsync = "curlfire-async"
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
+    /// The floor of a Swift API over a libcurl engine thread, no Curlfire (Clients/HandoffClient.swift).
+    case handoffCallback = "libcurl-handoff-callback"
+    case handoffAsync = "libcurl-handoff-async"
 
     var title: String {
         switch self {
@@ -15,6 +18,8 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
         case .curlfireAsync: "Curlfire async"
         case .asyncHTTPClient: "AsyncHTTPClient"
         case .urlSession: "URLSession"
+        case .handoffCallback: "libcurl hand-off, callback"
+        case .handoffAsync: "libcurl hand-off, async"
         }
     }
 

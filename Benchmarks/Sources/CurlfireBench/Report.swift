@@ -127,6 +127,11 @@ struct Report {
         if !targets.isEmpty { text += "\nTargets (issue 18):\n\n" + targets.joined(separator: "\n") + "\n" }
         let core = coreTargetLines()
         if !core.isEmpty { text += "\nTargets (issue 24, the request core):\n\n" + core.joined(separator: "\n") + "\n" }
+        let floor = floorLines()
+        if !floor.isEmpty {
+            text += "\nAbove the hand-off floor (libcurl on an engine thread with the same hand-off and headers, "
+                + "no Curlfire code; Clients/HandoffClient.swift):\n\n" + floor.joined(separator: "\n") + "\n"
+        }
         return text
     }
 
@@ -350,6 +355,25 @@ struct Report {
                     lines.append(String(format: "- %@ %@ vs AsyncHTTPClient: %.2f× (target ≥ 1.2×) — %@", name,
                                         scenario.rawValue, mine / theirs, verdict(mine / theirs >= 1.2)))
                 }
+            }
+        }
+        return lines
+    }
+
+    /// Per small-request scenario and API: the hand-off floor's CPU per request (× raw libcurl's) and
+    /// what Curlfire spends above it, so a run tells the hand-off's cost from Curlfire's own.
+    func floorLines() -> [String] {
+        var lines: [String] = []
+        let pairs = [(ClientKind.curlfireCallback, ClientKind.handoffCallback), (.curlfireAsync, .handoffAsync)]
+        for (client, floor) in pairs where settings.clients.contains(client) && settings.clients.contains(floor) {
+            for scenario in [Scenario.sequential, .concurrent8, .concurrent64, .multiplexed64]
+            where settings.scenarios.contains(scenario) {
+                guard let mine = cell(scenario, client).medianCPUMicrosecondsPerRequest,
+                      let base = cell(scenario, floor).medianCPUMicrosecondsPerRequest,
+                      let raw = cell(scenario, .rawCurl).medianCPUMicrosecondsPerRequest, raw > 0 else { continue }
+                lines.append(String(format: "- %@ %@: floor %.1f µs (%.2f× raw libcurl's), Curlfire %.1f µs: "
+                                    + "%+.1f µs of its own per request", client.title, scenario.rawValue, base,
+                                    base / raw, mine, mine - base))
             }
         }
         return lines

@@ -72,6 +72,8 @@ func measure(_ encodedRequest: String, output: String) async -> Int32 {
     case .curlfireAsync: measurement = await CurlfireClient(useAsync: true, request: request).measure()
     case .asyncHTTPClient: measurement = await AHCClient(request: request).measure()
     case .urlSession: measurement = await URLSessionClient(request: request).measure()
+    case .handoffCallback: measurement = await HandoffClient(useAsync: false, request: request).measure()
+    case .handoffAsync: measurement = await HandoffClient(useAsync: true, request: request).measure()
     }
     measurement.startRSSMiB = startRSS
     measurement.peakRSSMiB = peakResidentMiB()

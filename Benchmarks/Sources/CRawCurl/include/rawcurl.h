@@ -72,3 +72,20 @@ uint64_t rawcurl_now_ns(void);
 
 /// curl_version(): libcurl and its TLS, HTTP/2 and compression libraries.
 const char *rawcurl_version(void);
+
+/// The floor of a Swift API over a libcurl engine thread (rawcurl_handoff.c): libcurl on a thread
+/// of its own, requests submitted from any thread, each loop turn's finished requests handed back
+/// through `done` (on the engine thread, one call each, at the end of the turn) and then `turn_end`.
+typedef struct rawcurl_handoff rawcurl_handoff;
+typedef void (*rawcurl_handoff_done)(void *context, int ok);
+typedef void (*rawcurl_handoff_turn_end)(void *turn_context);
+
+/// `headers`: header lines separated by newlines, sent with every request (NULL: libcurl's own only).
+/// `each`: 1 hands each finished request back as libcurl reports it rather than at the end of the turn.
+rawcurl_handoff *rawcurl_handoff_create(const rawcurl_options *options, const char *headers, int each,
+                                        rawcurl_handoff_done done, rawcurl_handoff_turn_end turn_end,
+                                        void *turn_context);
+/// Starts a GET of the handoff's URL; `context` comes back to `done`.
+void rawcurl_handoff_submit(rawcurl_handoff *handoff, void *context);
+/// Stops the engine once nothing is in flight; returns the body bytes received.
+int64_t rawcurl_handoff_destroy(rawcurl_handoff *handoff);
