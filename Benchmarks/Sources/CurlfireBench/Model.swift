@@ -183,6 +183,33 @@ struct BenchEnvironment: Codable, Sendable {
     var downloadDirectory: String
 }
 
+/// How a small-GET closed loop runs: the URL, the workers, the connection limit per host, and
+/// whether over one HTTP/2 connection.
+struct SmallGetLoop {
+    let url: String
+    let concurrency: Int
+    let connections: Int
+    let http2: Bool
+}
+
+extension BenchEnvironment {
+    /// The small-GET loop of `scenario` (sequential, 8 and 64 in flight, the sweep, 64 multiplexed),
+    /// the same for every client; `nil` for the other scenarios.
+    func smallGetLoop(_ scenario: Scenario) -> SmallGetLoop? {
+        switch scenario {
+        case .sequential:
+            SmallGetLoop(url: httpBase + "/small.txt", concurrency: 1, connections: 1, http2: false)
+        case .concurrent8, .concurrent64, .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
+            SmallGetLoop(url: httpBase + "/small.txt", concurrency: scenario.concurrency,
+                         connections: scenario.concurrency, http2: false)
+        case .multiplexed64:
+            SmallGetLoop(url: httpsBase + "/small.txt", concurrency: 64, connections: 1, http2: true)
+        default:
+            nil
+        }
+    }
+}
+
 /// Parameters of one child measurement.
 struct MeasureRequest: Codable, Sendable {
     var scenario: Scenario

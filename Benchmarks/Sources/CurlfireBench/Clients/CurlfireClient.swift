@@ -12,15 +12,14 @@ struct CurlfireClient {
 
     func measure() async -> Measurement {
         let scenario = request.scenario
+        if let loop = environment.smallGetLoop(scenario) {
+            return await closedLoop(url: loop.url, concurrency: loop.concurrency, connections: loop.connections,
+                                    version: loop.http2 ? .automatic : .http1_1)
+        }
         switch scenario {
-        case .sequential:
-            return await closedLoop(url: environment.httpBase + "/small.txt", concurrency: 1, connections: 1)
-        case .concurrent8, .concurrent64, .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
-            return await closedLoop(url: environment.httpBase + "/small.txt", concurrency: scenario.concurrency,
-                                    connections: scenario.concurrency)
-        case .multiplexed64:
-            return await closedLoop(url: environment.httpsBase + "/small.txt", concurrency: 64, connections: 1,
-                                    version: .automatic)
+        case .sequential, .concurrent8, .concurrent64, .multiplexed64, .inFlight1, .inFlight64, .inFlight1024,
+             .inFlight4096:
+            preconditionFailure("a small-GET scenario has its loop")
         case .handshakes:
             return await closedLoop(url: environment.httpsBase + "/small.txt", concurrency: 1, connections: 1,
                                     version: .http1_1, headers: ["Connection": "close"], countConnections: true)

@@ -23,19 +23,11 @@ struct HandoffClient {
     private var environment: BenchEnvironment { request.environment }
 
     func measure() async -> Measurement {
-        let scenario = request.scenario
-        switch scenario {
-        case .sequential:
-            return await closedLoop(url: environment.httpBase + "/small.txt", concurrency: 1, connections: 1)
-        case .concurrent8, .concurrent64, .inFlight1, .inFlight64, .inFlight1024, .inFlight4096:
-            return await closedLoop(url: environment.httpBase + "/small.txt", concurrency: scenario.concurrency,
-                                    connections: scenario.concurrency)
-        case .multiplexed64:
-            return await closedLoop(url: environment.httpsBase + "/small.txt", concurrency: 64, connections: 1,
-                                    http2: true)
-        default:
+        guard let loop = environment.smallGetLoop(request.scenario) else {
             return .skipped("the hand-off floor measures small GETs only")
         }
+        return await closedLoop(url: loop.url, concurrency: loop.concurrency, connections: loop.connections,
+                                http2: loop.http2)
     }
 
     /// The header lines Curlfire sends with every request (Alamofire's defaults): libcurl formats
