@@ -234,12 +234,9 @@ struct RequestStateMachine: Sendable {
             deadlineTimer = .arming // handed back: a finished request arms nothing again
         }
         state = .finished(kind)
-        // Taken, and changed only where it differs from what the attempt left (an outcome is shared
-        // by the stage result its owner still holds: a change copies its fields, TransferOutcome.swift).
+        // Taken: no stage result still shares the outcome, so the changes below copy none of its fields.
         var outcome = lastResult.take()?.outcome
-        if downloadResume != nil || outcome?.retryResumeBox != nil {
-            outcome?.retryResume = downloadResume // parity: where a retry would have continued
-        }
+        outcome?.retryResume = downloadResume // parity: where a retry would have continued
         if discardsResumeData { outcome?.discardsResumeData = true } // parity: cancel(createResumeData: false)
         if let cacheCandidate { outcome?.cacheCandidate = cacheCandidate } // cache: hook 2 merges a 304 into it
         return .finish(kind, outcome: outcome, cancelling: timers)

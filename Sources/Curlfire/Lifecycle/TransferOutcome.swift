@@ -12,7 +12,9 @@ import FoundationNetworking
 /// `@unchecked Sendable`: `URLRequest`, the ``ResponseSink`` and the boxes are not `Sendable`. An outcome is
 /// built by one thread (the engine's, or the one that refused or answered the request), stored under its
 /// ``Transfer``'s lock, and afterwards only copied and read: no field is mutated once it was handed over,
-/// and a box is written only while this value is its only holder (``fields``).
+/// and a box is written only while this value is its only holder (``fields``). Clearing a boxed field
+/// (``download``, ``retryResume``, ``cacheCandidate``) that is already clear writes nothing, so it copies
+/// no shared fields: the state machine clears `retryResume` on every finished request.
 struct TransferOutcome: @unchecked Sendable {
     /// The stored fields, kept in a ``Box``.
     struct Fields {
@@ -102,7 +104,7 @@ struct TransferOutcome: @unchecked Sendable {
     /// A download's files and resume data, set by its `Definition.outcomeHook`; `nil` for other requests.
     var download: DownloadFiles? {
         get { downloadBox?.value }
-        set { downloadBox = newValue.map(ImmutableBox.init) }
+        set { if newValue != nil || downloadBox != nil { downloadBox = newValue.map(ImmutableBox.init) } }
     }
     var downloadBox: ImmutableBox<DownloadFiles>? {
         get { fields.downloadBox }
@@ -123,7 +125,7 @@ struct TransferOutcome: @unchecked Sendable {
     /// the outcome ends up in another file, DownloadFinisher turns it into resume data or removes it.
     var retryResume: FileSink.Plan? {
         get { retryResumeBox?.value }
-        set { retryResumeBox = newValue.map(ImmutableBox.init) }
+        set { if newValue != nil || retryResumeBox != nil { retryResumeBox = newValue.map(ImmutableBox.init) } }
     }
     var retryResumeBox: ImmutableBox<FileSink.Plan>? {
         get { fields.retryResumeBox }
@@ -139,7 +141,7 @@ struct TransferOutcome: @unchecked Sendable {
     /// action carries, for cache hook 2. `nil` for a request without a cache.
     var cacheCandidate: CachedEntry? {
         get { cacheCandidateBox?.value }
-        set { cacheCandidateBox = newValue.map(ImmutableBox.init) }
+        set { if newValue != nil || cacheCandidateBox != nil { cacheCandidateBox = newValue.map(ImmutableBox.init) } }
     }
     var cacheCandidateBox: ImmutableBox<CachedEntry>? {
         get { fields.cacheCandidateBox }
