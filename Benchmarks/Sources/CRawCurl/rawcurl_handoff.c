@@ -129,7 +129,8 @@ static void *handoff_run(void *argument) {
         int more = h->pending_count > 0 || h->stopping;
         h->sleeping = !more;
         pthread_mutex_unlock(&h->lock);
-        if (!more) curl_multi_poll(h->multi, NULL, 0, 100, NULL);
+        if (more) continue;
+        curl_multi_poll(h->multi, NULL, 0, 100, NULL);
         pthread_mutex_lock(&h->lock);
         h->sleeping = 0;
         pthread_mutex_unlock(&h->lock);

@@ -140,8 +140,8 @@ private let handoffCollect: rawcurl_handoff_done = { context, ok in
 private let handoffTurnEnd: rawcurl_handoff_turn_end = { context in
     let batch = Unmanaged<HandoffBatch>.fromOpaque(context!).takeUnretainedValue()
     let items = batch.items
-    batch.items.removeAll(keepingCapacity: true)
     guard !items.isEmpty else { return }
+    batch.items = [] // the block keeps this turn's buffer: the next turn needs a new one either way
     (batch.resumeQueue ?? batch.queue).async {
         for (waiter, ok) in items { waiter.finish(ok) }
     }
