@@ -50,6 +50,12 @@ struct AttemptPlan: Sendable {
     let sharedHeaderList: SessionHeaderLines?
     /// Whether the hop goes over TLS.
     let isHTTPS: Bool
+    /// Whether the hop's transfer has a connection to itself while it runs: HTTP/1.1, which libcurl
+    /// uses over cleartext unless told HTTP/2 (over TLS it may negotiate HTTP/2 and multiplex).
+    var usesOwnConnection: Bool {
+        isHTTPS ? options.httpVersion == .http1_1
+                : options.httpVersion == .automatic || options.httpVersion == .http1_1
+    }
     /// `CURLOPT_URL`: made once (Foundation builds a new `String` on every `absoluteString`, and
     /// ``write(to:)`` may run more than once per attempt, EasyHandleReuse.swift).
     private let curlURL: String?

@@ -53,6 +53,12 @@ final class Engine: @unchecked Sendable {
     /// Whether a thread that starts an attempt while the engine sleeps idle sends it itself. On unless
     /// `CURLFIRE_INLINE_DRIVING=0` is in the environment (docs/Performance.md measures both).
     static let drivesInline = ProcessInfo.processInfo.environment["CURLFIRE_INLINE_DRIVING"] != "0"
+    /// How many HTTP/1.1 transfers must run before commands that come in during a turn wait for the
+    /// next response (``run()``); `CURLFIRE_TURN_BATCHING=0` turns it off (docs/Performance.md,
+    /// "thirteenth session").
+    static let batchingMinimum = ProcessInfo.processInfo.environment["CURLFIRE_TURN_BATCHING"] == "0" ? Int.max : 16
+    /// The longest such wait, in milliseconds.
+    private static let batchingWait: Int32 = 1
     private let idleSleep = IdleSleep()
     /// The thread running handlers of a batch that has more after them: it sends nothing inline.
     private let inlineGate = InlineGate()
@@ -63,6 +69,8 @@ final class Engine: @unchecked Sendable {
     /// (``driveInline(_:)``): for tests.
     let inlineSends = Atomic<Int>(0)
     let inlineWakes = Atomic<Int>(0)
+    /// How many turns waited for a response before taking the commands that came in (``run()``): for tests.
+    let batchedTurns = Atomic<Int>(0)
     /// The receive buffer the last attempt added asked libcurl for (ReceiveBuffer.swift): for tests.
     let lastReceiveBufferSize = Atomic<Int>(0)
     /// The commands a turn takes (swapped with `commands` under the lock); driver-lock state.
@@ -73,6 +81,8 @@ final class Engine: @unchecked Sendable {
     // access to the same one (`deliveries.flush`'s closure reaches `drains`, never `deliveries`), so
     // the runtime's dynamic checks could not fail (docs/Performance.md, "2026-11-27, seventh session").
     @exclusivity(unchecked) private var active: [ObjectIdentifier: CurlAttempt] = [:]
+    /// How many of ``active`` run on a connection of their own (``AttemptPlan/usesOwnConnection``).
+    @exclusivity(unchecked) private var ownConnectionAttempts = 0
     /// Idle easy handles, each with its error buffer and the record of the plan it still carries
     /// when it was pooled without a reset (PooledEasyHandle.swift, EasyHandleReuse.swift).
     @exclusivity(unchecked) private var pool: [PooledEasyHandle] = []
@@ -313,7 +323,17 @@ final class Engine: @unchecked Sendable {
             isSleeping = !more
             sleepsIdle = !more && idle
             lock.unlock()
-            guard !more else { continue }
+            if more {
+                if !stopping, ownConnectionAttempts >= Self.batchingMinimum {
+                    // Commands came in during the turn. `curl_multi_perform` checks the socket of
+                    // every running HTTP/1.1 transfer with a poll(2) of its own, so a turn at once for
+                    // them would pay one system call per transfer to send a few requests: wait for the
+                    // next response (at most a millisecond) and take both in one turn.
+                    curl_multi_poll(multi, nil, 0, Self.batchingWait, nil)
+                    batchedTurns.add(1, ordering: .relaxed)
+                }
+                continue
+            }
             if idle {
                 // No transfer: sleep outside libcurl and let go of it, so a request started meanwhile
                 // is sent by the thread that starts it (driveInline).
@@ -428,6 +448,7 @@ final class Engine: @unchecked Sendable {
             return
         }
         attempt.pooledHandle = handle
+        if attempt.plan.usesOwnConnection { ownConnectionAttempts += 1 }
         lastReceiveBufferSize.store(handle.receiveBufferSize, ordering: .relaxed)
         if attempt.transfer.isSuspended {
             attempt.paused = true
@@ -504,6 +525,7 @@ final class Engine: @unchecked Sendable {
     private func finish(_ attempt: CurlAttempt, ending: AttemptEnding) {
         assert(isCurrentThread, "engine-thread state touched from another thread")
         guard active.removeValue(forKey: ObjectIdentifier(attempt)) != nil else { return }
+        if attempt.pooledHandle != nil, attempt.plan.usesOwnConnection { ownConnectionAttempts -= 1 }
         let result = attempt.finish(ending: ending)
         if var handle = attempt.pooledHandle {
             attempt.pooledHandle = nil
