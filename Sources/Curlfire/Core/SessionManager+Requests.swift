@@ -30,8 +30,10 @@ extension SessionManager {
                         encoding: ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
                         interceptor: (any RequestInterceptor)? = nil,
                         requestModifier: RequestModifier? = nil) -> DataRequest {
-        if parameters == nil, headers == nil, requestModifier == nil, encoding is URLEncoding {
+        if parameters == nil, headers == nil, requestModifier == nil, type(of: encoding) == URLEncoding.self {
             // Nothing to encode or change: the plain parts, a `URLRequest` only when one is read.
+            // The encoding's type read from the existential, not `is` (a runtime cast on every
+            // request); the same answer, since a struct has no subclasses.
             return request(head: plainHead(url, method: method), interceptor: interceptor)
         }
         let built = Self.build { () throws -> URLRequest in

@@ -140,6 +140,23 @@ final class FakeEngineRequestBuildingTests: XCTestCase {
             fake.respond(attempt, status: 200)
         }
     }
+
+    /// Only `URLEncoding` with nothing to encode takes the plain path: any other encoding runs even
+    /// with no parameters (it may add a header or a body), and an `URLEncoding` of another
+    /// destination still builds the same request as the plain path.
+    func testThatAnEncodingOtherThanURLEncodingRunsWithNoParameters() throws {
+        let fake = FakeEngine()
+        let session = fake.session()
+        let custom = session.request("http://fake.test/custom", encoding: HeaderAddingEncoding())
+        XCTAssertEqual(custom.request?.value(forHTTPHeaderField: "X-Encoded"), "yes")
+        custom.response { _ in }
+        let attempt = try XCTUnwrap(fake.nextAttempt())
+        XCTAssertEqual(attempt.request.value(forHTTPHeaderField: "X-Encoded"), "yes", "the plan carries the encoded request")
+        fake.respond(attempt, status: 200)
+        let plain = session.request("http://fake.test/plain", encoding: URLEncoding.queryString)
+        XCTAssertNil(plain.request?.value(forHTTPHeaderField: "X-Encoded"))
+        XCTAssertEqual(plain.request?.url?.absoluteString, "http://fake.test/plain")
+    }
 }
 
 /// Records each request it adapts and returns it unchanged.
@@ -160,5 +177,14 @@ private struct RecordingRetrier: RequestRetrier {
                 completion: @escaping @Sendable (Bool, TimeInterval) -> Void) {
         seen.append(request.request)
         completion(request.retryCount == 0, 0)
+    }
+}
+
+/// Adds `X-Encoded: yes` whatever the parameters, `nil` included.
+private struct HeaderAddingEncoding: ParameterEncoding {
+    func encode(_ urlRequest: URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        var request = try urlRequest.asURLRequest()
+        request.setValue("yes", forHTTPHeaderField: "X-Encoded")
+        return request
     }
 }
