@@ -1,12 +1,16 @@
 import Foundation
 
-/// The last string ``String/asURL()`` parsed, with its `URL`: a client usually starts request after
-/// request with the same URL string (a polled endpoint, a page of results whose parameters are encoded
-/// later), and parsing one costs about half a microsecond on the thread that starts the request
-/// (Foundation's RFC 3986 parser and a new `URL` storage object; docs/Performance.md, "eighth session").
+/// The last string ``String/asURL()`` parsed on each thread, with its `URL`: a client usually starts
+/// request after request with the same URL string (a polled endpoint, a page of results whose
+/// parameters are encoded later), and parsing one costs about half a microsecond on the thread that
+/// starts the request (Foundation's RFC 3986 parser and a new `URL` storage object;
+/// docs/Performance.md, "eighth session").
 ///
-/// One entry for the whole process, behind a pthread lock (``LockedValue``): a hit is a lock, a
-/// comparison of the two strings' UTF-8 bytes and a retain (0.07 µs in a hot loop; a parse 0.30 µs).
+/// One entry per thread, in a thread-specific slot (`pthread_getspecific`): a hit is a comparison of
+/// the two strings' UTF-8 bytes and a retain (0.07 µs in a hot loop with the lock this used to take; a
+/// parse 0.30 µs). One entry for the whole process, behind a lock, made the threads of Swift's
+/// executor wait for each other three times per request (docs/Performance.md, "thirteenth session");
+/// a thread usually starts request after request itself, so its own last entry is what it meets.
 /// Bytes, not `==`: Swift's `==` holds for canonically equivalent strings ("é" as one scalar or as
 /// "e" and an accent) that parse to different URLs. A string that is not an absolute URL with a host
 /// is never kept, so a hit returns what a parse would: `URL` is an immutable value, and one string
@@ -23,30 +27,46 @@ enum ParsedURLCache {
         var passedTargetChecks = false
     }
 
-    private static let last = LockedValue<Entry?>(nil)
+    /// One thread's entry, reached only by that thread (through ``key``), so it needs no lock.
+    private final class Slot {
+        var entry: Entry?
+    }
 
-    /// The URL `string` parses to, when it is the string parsed last.
+    /// The thread-specific slot's key; a thread's slot is released when the thread ends.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<Slot>.fromOpaque(pointer).release() }
+        }
+        precondition(created == 0, "pthread_key_create failed: \(created)")
+        return key
+    }()
+
+    /// The calling thread's slot, made at its first use.
+    private static var slot: Slot {
+        if let pointer = pthread_getspecific(key) { return Unmanaged<Slot>.fromOpaque(pointer).takeUnretainedValue() }
+        let slot = Slot()
+        pthread_setspecific(key, Unmanaged.passRetained(slot).toOpaque())
+        return slot
+    }
+
+    /// The URL `string` parses to, when it is the string this thread parsed last.
     static func url(for string: String) -> URL? {
-        last.withLock { entry in
-            guard let entry, sameBytes(entry.string, string) else { return nil }
-            return entry.url
-        }
+        guard let entry = slot.entry, sameBytes(entry.string, string) else { return nil }
+        return entry.url
     }
 
-    /// Whether `url` is the URL kept and has passed the target checks. Equal URLs (the same string
-    /// relative to the same base) have the same scheme and host.
+    /// Whether `url` is the URL this thread kept and has passed the target checks. Equal URLs (the
+    /// same string relative to the same base) have the same scheme and host.
     static func passedTargetChecks(_ url: URL) -> Bool {
-        last.withLock { entry in
-            guard let entry, entry.passedTargetChecks else { return false }
-            return entry.url == url
-        }
+        guard let entry = slot.entry, entry.passedTargetChecks else { return false }
+        return entry.url == url
     }
 
-    /// Notes that `url` passed the target checks, when it is the URL kept.
+    /// Notes that `url` passed the target checks, when it is the URL this thread kept.
     static func notePassedTargetChecks(_ url: URL) {
-        last.withLock { entry in
-            if entry?.url == url { entry?.passedTargetChecks = true }
-        }
+        let slot = slot
+        if slot.entry?.url == url { slot.entry?.passedTargetChecks = true }
     }
 
     /// Whether `a` and `b` have the same UTF-8 bytes: compared in place when both are stored
@@ -65,8 +85,8 @@ enum ParsedURLCache {
         return a.utf8.elementsEqual(b.utf8)
     }
 
-    /// Keeps `url`, parsed from `string`, as the last entry.
+    /// Keeps `url`, parsed from `string`, as this thread's entry.
     static func keep(_ url: URL, for string: String) {
-        last.withLock { $0 = Entry(string: string, url: url) }
+        slot.entry = Entry(string: string, url: url)
     }
 }
