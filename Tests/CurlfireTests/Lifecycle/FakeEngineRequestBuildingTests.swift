@@ -149,13 +149,21 @@ final class FakeEngineRequestBuildingTests: XCTestCase {
         let session = fake.session()
         let custom = session.request("http://fake.test/custom", encoding: HeaderAddingEncoding())
         XCTAssertEqual(custom.request?.value(forHTTPHeaderField: "X-Encoded"), "yes")
-        custom.response { _ in }
+        let customDelivered = Awaited<DefaultDataResponse>()
+        custom.response { customDelivered.set($0) }
         let attempt = try XCTUnwrap(fake.nextAttempt())
         XCTAssertEqual(attempt.request.value(forHTTPHeaderField: "X-Encoded"), "yes", "the plan carries the encoded request")
         fake.respond(attempt, status: 200)
+        XCTAssertEqual(try XCTUnwrap(customDelivered.wait()).response?.statusCode, 200)
         let plain = session.request("http://fake.test/plain", encoding: URLEncoding.queryString)
         XCTAssertNil(plain.request?.value(forHTTPHeaderField: "X-Encoded"))
         XCTAssertEqual(plain.request?.url?.absoluteString, "http://fake.test/plain")
+        let plainDelivered = Awaited<DefaultDataResponse>()
+        plain.response { plainDelivered.set($0) }
+        let plainAttempt = try XCTUnwrap(fake.nextAttempt())
+        XCTAssertNil(plainAttempt.request.value(forHTTPHeaderField: "X-Encoded"))
+        fake.respond(plainAttempt, status: 200)
+        XCTAssertEqual(try XCTUnwrap(plainDelivered.wait()).response?.statusCode, 200)
     }
 }
 
