@@ -31,7 +31,7 @@ enum RequestChecks {
     }
 
     /// Why `url` cannot be a request's target (not HTTP, HTTPS or a Unix socket, or no host), if it
-    /// cannot. A URL the last parse kept is checked once (ParsedURLCache.swift).
+    /// cannot. A URL the calling thread's last parse kept is checked once (ParsedURLCache.swift).
     private static func targetError(_ url: URL) -> CurlfireError? {
         if ParsedURLCache.passedTargetChecks(url) { return nil }
         guard let scheme = url.lowercasedScheme,
