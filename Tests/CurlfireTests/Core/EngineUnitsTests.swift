@@ -48,6 +48,22 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertNil(head.value(for: "E"))
     }
 
+    /// Each field is written as one record: a head that grows its buffer many times over, an empty
+    /// name and a value with no blank after the colon keep every field, in order.
+    func testThatManyFieldsGrowTheBufferAndStayInOrder() {
+        var head = ResponseHead()
+        let names = (0..<300).map { "X-Field-\($0)" }
+        feed(&head, ["HTTP/1.1 200 OK"] + names.enumerated().map { "\($1):\(String(repeating: "y", count: $0 % 40))" }
+             + [": nameless", ""])
+        XCTAssertEqual(head.fields.count, 301)
+        XCTAssertEqual(head.fields.prefix(300).map(\.name), names)
+        XCTAssertEqual(head.value(for: "x-field-39"), String(repeating: "y", count: 39))
+        XCTAssertEqual(head.value(for: "X-Field-0"), "")
+        XCTAssertEqual(head.value(for: "X-FIELD-299"), String(repeating: "y", count: 299 % 40))
+        XCTAssertEqual(head.fields.last?.name, "")
+        XCTAssertEqual(head.fields.last?.value, "nameless")
+    }
+
     func testThatNoStatusLineMeansNoResponse() {
         var head = ResponseHead()
         feed(&head, ["garbage", ""])
