@@ -23,7 +23,18 @@ extension URL {
             length += 1
         }
         guard length > 0, length < text.utf8.count else { return scheme?.lowercased() }
+        if !hasUppercase, let known = Self.knownScheme(text, length: length) { return known }
         let scheme = String(Substring(text.utf8.prefix(length)))
         return hasUppercase ? scheme.lowercased() : scheme
+    }
+
+    /// `http` or `https` as a literal when `text` starts with it (a lowercase scheme `length` bytes
+    /// long): nearly every request's, read several times per request, so no string is made for it.
+    private static func knownScheme(_ text: String, length: Int) -> String? {
+        guard length == 4 || length == 5 else { return nil }
+        let http = "http".utf8, https = "https".utf8
+        if length == 4, text.utf8.starts(with: http) { return "http" }
+        if length == 5, text.utf8.starts(with: https) { return "https" }
+        return nil
     }
 }

@@ -10,7 +10,8 @@ final class URLLowercasedSchemeTests: XCTestCase {
                        "https+unix://%2Ftmp%2Fs/x", "ftp://h/f", "a:b", "a1+-.:rest", "mailto:x@y.test",
                        "file:///tmp/x", "//host/path", "/path/only", "relative/path", "relative:colon/path",
                        "?query", "#fragment", "1http://h", "+x://h", "http", "", "x-y.z+w://h:1/p?q#f",
-                       "ht%74p://h", "urn:isbn:0451450523"]
+                       "ht%74p://h", "urn:isbn:0451450523", "https://h/", "http://h", "httpx://h", "htt://h",
+                       "httq://h", "hxxps://h", "http2://h", "https1://h", "Https://h", "httP://h"]
         for string in strings {
             guard let url = URL(string: string) else { continue }
             XCTAssertEqual(url.lowercasedScheme, url.scheme?.lowercased(), string)
