@@ -198,8 +198,10 @@ final class CurlAttempt: @unchecked Sendable {
         }
         if let rate = plan.options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
         if let rate = plan.options.maximumUploadBytesPerSecond { uploadPacer = RatePacer(bytesPerSecond: rate) }
-        headObserver = storedSink as? ResponseHeadObserver
-        backPressure = storedSink as? BackPressureSink
+        if !usesOwnMemory { // the attempt's own memory sink is neither (two protocol lookups saved)
+            headObserver = storedSink as? ResponseHeadObserver
+            backPressure = storedSink as? BackPressureSink
+        }
         if let shared = plan.sharedHeaderList {
             headerList = shared.plainList // owned by the session's lines, which the plan retains
             ownsHeaderList = false

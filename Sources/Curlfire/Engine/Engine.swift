@@ -543,7 +543,7 @@ final class Engine: @unchecked Sendable {
         // An HTTP/2 stream the server never processed is sent again, unseen (UnprocessedStreamReplay.swift).
         // Only a libcurl transport error qualifies: the engine's own endings never do.
         if UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
-        paced[ObjectIdentifier(attempt)] = nil
+        if !paced.isEmpty { paced[ObjectIdentifier(attempt)] = nil } // no hash of the key when none is paced
         attempt.transfer.attemptDidFinish(result)
         attemptPool.recycle(attempt) // its result is a value: nothing of this request stays on it
     }
