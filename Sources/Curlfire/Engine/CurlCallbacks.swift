@@ -3,14 +3,18 @@ internal import CCurl
 
 // libcurl's callbacks, as C function pointers. Each receives the `CurlAttempt` as an unretained
 // pointer (set with the matching *DATA option); the engine's active table keeps the attempt alive
-// for as long as its easy handle is in the multi handle. All run on the engine thread.
+// for as long as its easy handle is in the multi handle. All run on the engine thread. The hot
+// ones (body, header) borrow it (`_withUnsafeGuaranteedRef`): no retain and release per call, for
+// a reference the active table already holds.
 
 /// `CURLOPT_WRITEFUNCTION`: a chunk of the response body.
 let curlfireWriteCallback: cfcurl_data_cb = { buffer, size, count, userdata in
     guard let userdata else { return 0 }
-    let attempt = Unmanaged<CurlAttempt>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    switch attempt.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) {
+    let outcome = Unmanaged<CurlAttempt>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
+        $0.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+    switch outcome {
     case .accepted: return length
     case .paused: return cfcurl_writefunc_pause() // libcurl keeps the chunk and delivers it again on resume
     case .failed: return 0
@@ -20,10 +24,9 @@ let curlfireWriteCallback: cfcurl_data_cb = { buffer, size, count, userdata in
 /// `CURLOPT_HEADERFUNCTION`: one header line (status line included), CRLF-terminated.
 let curlfireHeaderCallback: cfcurl_data_cb = { buffer, size, count, userdata in
     guard let userdata, let buffer else { return 0 }
-    let attempt = Unmanaged<CurlAttempt>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
     let line = UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length)
-    return attempt.receiveHeader(line) ? length : 0
+    return Unmanaged<CurlAttempt>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.receiveHeader(line) } ? length : 0
 }
 
 /// `CURLOPT_READFUNCTION`: fill libcurl's buffer with request body bytes.
