@@ -331,15 +331,21 @@ public final class SessionManager: @unchecked Sendable {
     /// What every request of the session starts with, read under one lock: the adapters
     /// (``adapter``, then ``interceptor``, then the monitors' ``EventMonitor/requestAdapter``s), the
     /// retriers (``retrier``, then ``interceptor``) and the ``redirectHandler``. With none set, the
-    /// lists are empty arrays, which allocate nothing.
-    var sessionHooks: (adapters: [any RequestAdapter], retriers: [any RequestRetrier], redirectHandler: RedirectHandler?) {
-        let (adapter, retrier, interceptor, redirectHandler) = state.withLock { values in
-            (values.adapter, values.retrier, values.interceptor, values.redirectHandler)
+    /// lists are empty arrays, which allocate nothing. The lists are made once and kept until one
+    /// of those settings changes (``SessionState/Values/hooks``), so a request copies them.
+    var sessionHooks: SessionState.Hooks {
+        let monitorAdapters = eventMonitor.adapters
+        return state.withLock { values in
+            if let hooks = values.hooks { return hooks }
+            let own = Self.list(values.adapter, values.interceptor.map { $0 as any RequestAdapter })
+            // observability: monitors' adapters (a tracing monitor's context injection); none usually.
+            let hooks = SessionState.Hooks(
+                adapters: monitorAdapters.isEmpty ? own : own + monitorAdapters,
+                retriers: Self.list(values.retrier, values.interceptor.map { $0 as any RequestRetrier }),
+                redirectHandler: values.redirectHandler)
+            values.hooks = hooks
+            return hooks
         }
-        let own = Self.list(adapter, interceptor.map { $0 as any RequestAdapter })
-        // observability: monitors' adapters (a tracing monitor's context injection); none usually.
-        let adapters = eventMonitor.adapters.isEmpty ? own : own + eventMonitor.adapters
-        return (adapters, Self.list(retrier, interceptor.map { $0 as any RequestRetrier }), redirectHandler)
     }
 
     /// Adapters that apply to every request of the session (``sessionHooks``).
@@ -361,11 +367,20 @@ public final class SessionManager: @unchecked Sendable {
 
 /// The session's mutable settings, behind a lock (`@unchecked Sendable`: `values` is only touched in `withLock`).
 final class SessionState: @unchecked Sendable {
-    struct Values {
-        var adapter: RequestAdapter?
-        var retrier: RequestRetrier?
-        var interceptor: (any RequestInterceptor)?
+    /// What every request of the session starts with (``SessionManager/sessionHooks``).
+    struct Hooks {
+        var adapters: [any RequestAdapter]
+        var retriers: [any RequestRetrier]
         var redirectHandler: RedirectHandler?
+    }
+
+    struct Values {
+        var adapter: RequestAdapter? { didSet { hooks = nil } }
+        var retrier: RequestRetrier? { didSet { hooks = nil } }
+        var interceptor: (any RequestInterceptor)? { didSet { hooks = nil } }
+        var redirectHandler: RedirectHandler? { didSet { hooks = nil } }
+        /// The lists made from the four settings above, `nil` until first read and after any of them changes.
+        var hooks: Hooks?
         var startRequestsImmediately = true
         /// The trust evaluation per host (`.some(nil)`: libcurl's default verification), fixed at first use:
         /// its bridge, wrapped for an HTTPS proxy (`TunnelledTrust`) and a DoH resolver (`DoHProbeTrust`).
