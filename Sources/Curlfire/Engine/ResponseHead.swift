@@ -97,8 +97,9 @@ struct ResponseHead {
                     value: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]))
     }
 
-    /// Appends one field's record, name and value: one capacity check and one write (four appends
-    /// were four, on the engine thread, for every line of every response).
+    /// Appends one field's record, name and value: one capacity check, one zero-filled extension and
+    /// two copies into it. (It was four appends, each checking uniqueness and capacity, on the engine
+    /// thread for every line of every response.)
     private mutating func appendField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         let record = bytes.count
         let added = Self.recordSize + name.count + value.count
