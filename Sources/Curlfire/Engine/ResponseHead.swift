@@ -97,14 +97,13 @@ struct ResponseHead {
                     value: UnsafeBufferPointer(rebasing: bytes[valueStart..<bytes.count]))
     }
 
-    /// Appends one field's record, name and value: one capacity check, one zero-filled extension and
-    /// two copies into it. (It was four appends, each checking uniqueness and capacity, on the engine
-    /// thread for every line of every response.)
+    /// Appends one field's record, name and value: one zero-filled extension (the array grows as
+    /// its appends do) and two copies into it. (It was four appends, each checking uniqueness and
+    /// capacity, on the engine thread for every line of every response.)
     private mutating func appendField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        if bytes.isEmpty { bytes.reserveCapacity(512) }
         let record = bytes.count
-        let added = Self.recordSize + name.count + value.count
-        if bytes.capacity < record + added { bytes.reserveCapacity(Swift.max(512, 2 * (record + added))) }
-        bytes.append(contentsOf: repeatElement(0, count: added))
+        bytes.append(contentsOf: repeatElement(0, count: Self.recordSize + name.count + value.count))
         bytes.withUnsafeMutableBytes { buffer in
             buffer.storeBytes(of: UInt32(name.count), toByteOffset: record, as: UInt32.self)
             buffer.storeBytes(of: UInt32(value.count), toByteOffset: record + 4, as: UInt32.self)
