@@ -334,13 +334,13 @@ public final class SessionManager: @unchecked Sendable {
     /// lists are empty arrays, which allocate nothing. The lists are made once and kept until one
     /// of those settings changes (``SessionState/Values/hooks``), so a request copies them.
     var sessionHooks: SessionState.Hooks {
-        let monitorAdapters = eventMonitor.adapters
-        return state.withLock { values in
+        state.withLock { values in
             if let hooks = values.hooks { return hooks }
             let own = Self.list(values.adapter, values.interceptor.map { $0 as any RequestAdapter })
             // observability: monitors' adapters (a tracing monitor's context injection); none usually.
+            // A constant of the composite monitor: read only when the lists are made.
             let hooks = SessionState.Hooks(
-                adapters: monitorAdapters.isEmpty ? own : own + monitorAdapters,
+                adapters: eventMonitor.adapters.isEmpty ? own : own + eventMonitor.adapters,
                 retriers: Self.list(values.retrier, values.interceptor.map { $0 as any RequestRetrier }),
                 redirectHandler: values.redirectHandler)
             values.hooks = hooks
