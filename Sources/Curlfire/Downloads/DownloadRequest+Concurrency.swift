@@ -18,7 +18,7 @@ public struct DownloadTask<Value>: Sendable {
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`
     /// of JSON) can be awaited from any actor.
     nonisolated(nonsending) public var response: DownloadResponse<Value> {
-        get async { await box.cancellableValue }
+        get async { await box.cancellableValue() }
     }
 
     /// The result.

@@ -20,7 +20,7 @@ public struct DataTask<Value>: Sendable {
     /// The whole response. Runs in the caller's isolation, so non-`Sendable` values (the `Any`
     /// of JSON) can be awaited from any actor.
     nonisolated(nonsending) public var response: DataResponse<Value> {
-        get async { await box.cancellableValue }
+        get async { await box.cancellableValue() }
     }
 
     /// The result.
@@ -71,14 +71,17 @@ class AwaitedResponse<Response>: @unchecked Sendable {
     }
 
     /// The response; cancelling the awaiting task cancels the transfer.
-    nonisolated(nonsending) var cancellableValue: Response {
-        get async {
-            let transfer = transfer
-            return await withTaskCancellationHandler {
-                await value
-            } onCancel: {
-                transfer.cancel()
-            }
+    ///
+    /// `@_specialize`: for `serializingData()`'s `DataResponse<Data>` (the usual await) this runs a
+    /// copy compiled for that type, reached after one type check. Generic, it and ``madeResponse()``
+    /// looked up the metadata of `Response?` and its parts at run time on every await
+    /// (`swift_getGenericMetadata`; docs/Performance.md, "fifteenth session").
+    nonisolated(nonsending) func cancellableValue() async -> Response {
+        let transfer = transfer
+        return await withTaskCancellationHandler {
+            await value
+        } onCancel: {
+            transfer.cancel()
         }
     }
 
@@ -152,6 +155,9 @@ final class AwaitedDataResponse<Serializer: DataResponseSerializerProtocol>:
         super.init(transfer: request.core.transfer)
     }
 
+    /// Validation and serialization, compiled for `serializingData()`'s serializer as well
+    /// (``AwaitedResponse/cancellableValue()``).
+    @_specialize(where Serializer == DataResponseSerializer<Data>)
     override func produce(_ outcome: TransferOutcome) -> DataResponse<Serializer.SerializedObject> {
         DataResponseAssembly.makeResponse(outcome, validators: validators, transfer: transfer, serializer: serializer)
     }
