@@ -76,6 +76,7 @@ class AwaitedResponse<Response>: @unchecked Sendable {
     /// copy compiled for that type, reached after one type check. Generic, it and ``madeResponse()``
     /// looked up the metadata of `Response?` and its parts at run time on every await
     /// (`swift_getGenericMetadata`; docs/Performance.md, "fifteenth session").
+    @_specialize(where Response == DataResponse<Data>)
     nonisolated(nonsending) func cancellableValue() async -> Response {
         let transfer = transfer
         return await withTaskCancellationHandler {
