@@ -58,7 +58,7 @@ struct RequestCore: Sendable {
         if let binding {
             definition.adapters = definition.adapters.map { RequestBoundAdapter(binding: binding, adapter: $0) }
         }
-        let transfer = Transfer(session: session, definition: definition)
+        let transfer = Transfer(session: session, definition: consume definition)
         valueBox = startsOnRelease ? RequestValueBox(releaseStart: transfer) : nil
         self.transfer = transfer
         binding?.bind(transfer)

@@ -30,6 +30,6 @@ extension SessionManager {
                                      followsWithoutAsking: followsWithoutAsking, timeLimits: timeLimits,
                                      rateLimits: rateLimits)
         if specifics.isShareable, let cached = attemptOptionsCache.cached(matching: specifics.key) { return cached }
-        return attemptOptionsCache.box(planOptions(specifics))
+        return attemptOptionsCache.box(planOptions(consume specifics))
     }
 }

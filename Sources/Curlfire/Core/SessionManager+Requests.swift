@@ -87,9 +87,10 @@ extension SessionManager {
 
     /// Builds the definition of a data request from a request that may still be in its plain form.
     func request(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
-        var definition = dataDefinition(head: head, interceptor: interceptor)
-        definition.cache = cacheSettings
-        return DataRequest(core: RequestCore(session: self, definition: definition))
+        // The definition goes straight into the core: made in a variable and changed there, it was
+        // copied whole into the core (a retain and a release of each reference).
+        DataRequest(core: RequestCore(session: self,
+                                      definition: dataDefinition(head: head, interceptor: interceptor, cache: cacheSettings)))
     }
 
     /// The plain parts of `URLRequest(url:method:headers:)` with the session's timeout, as
@@ -121,8 +122,10 @@ extension SessionManager {
     }
 
     /// ``dataDefinition(_:interceptor:)`` for a request that may still be in its plain form (which has no body).
-    func dataDefinition(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil) -> Transfer.Definition {
+    func dataDefinition(head: Result<LazyRequest, CurlfireError>, interceptor: (any RequestInterceptor)? = nil,
+                        cache: RequestCacheSettings? = nil) -> Transfer.Definition {
         var definition = Transfer.Definition(head: head)
+        definition.cache = cache
         if case let .success(.built(request)) = definition.head {
             if let body = request.httpBody, !body.isEmpty {
                 definition.body = .data(body)

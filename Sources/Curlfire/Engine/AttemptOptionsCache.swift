@@ -51,12 +51,24 @@ final class AttemptOptionsCache: @unchecked Sendable {
                 && maximumUploadBytesPerSecond == options.maximumUploadBytesPerSecond
                 && trust === options.trust && tlsProtocolPolicy == options.tlsProtocolPolicy
         }
+
+        /// Whether the boxed options have these fields, read in place: passed whole, the options (520
+        /// bytes, a dozen references) were copied out of the box — a retain and a release of each —
+        /// on every plan (docs/Performance.md, "seventeenth session").
+        func matches(boxed box: ImmutableBox<AttemptOptions>) -> Bool {
+            requestTimeout == box.value.requestTimeout && resourceTimeout == box.value.resourceTimeout
+                && connectTimeout == box.value.connectTimeout && followRedirects == box.value.followRedirects
+                && reportsProgress == box.value.reportsProgress
+                && maximumDownloadBytesPerSecond == box.value.maximumDownloadBytesPerSecond
+                && maximumUploadBytesPerSecond == box.value.maximumUploadBytesPerSecond
+                && trust === box.value.trust && tlsProtocolPolicy == box.value.tlsProtocolPolicy
+        }
     }
 
     /// The kept box when its options have the fields of `key` (the caller knows the hop's options
     /// would be shareable); `nil` when there is none or they differ.
     func cached(matching key: Key) -> ImmutableBox<AttemptOptions>? {
-        guard let cached = lock.withLock({ last }), key.matches(cached.value) else { return nil }
+        guard let cached = lock.withLock({ last }), key.matches(boxed: cached) else { return nil }
         return cached
     }
 

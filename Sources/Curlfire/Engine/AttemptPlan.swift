@@ -37,7 +37,7 @@ struct AttemptPlan: Sendable {
     let hasBody: Bool
     let bodyLength: Int64
     /// The resolved settings (timeouts, version, proxy, trust, client certificate, …).
-    var options: AttemptOptions { optionsBox.value }
+    var options: AttemptOptions { _read { yield optionsBox.value } } // in place: no copy of the options
     /// The settings behind one reference: the plan is copied several times per attempt, and the
     /// settings are 225 bytes with a dozen references.
     private let optionsBox: ImmutableBox<AttemptOptions>

@@ -22,12 +22,12 @@ final class AttemptPool: @unchecked Sendable {
     @exclusivity(unchecked) private var spares: [CurlAttempt] = []
 
     /// A pooled attempt made into the one described, or a new one when there is none.
-    func take(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
+    func take(transfer: Transfer, plan: consuming AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
               stage: RequestStateMachine.Stage) -> CurlAttempt {
         guard let spare = lock.withLock({ spares.popLast() }) else {
-            return CurlAttempt(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
+            return CurlAttempt(transfer: transfer, plan: consume plan, body: body, sink: sink, startTime: startTime, stage: stage)
         }
-        spare.reuse(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
+        spare.reuse(transfer: transfer, plan: consume plan, body: body, sink: sink, startTime: startTime, stage: stage)
         return spare
     }
 

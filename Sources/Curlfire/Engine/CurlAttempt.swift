@@ -73,9 +73,12 @@ final class CurlAttempt: @unchecked Sendable {
     @exclusivity(unchecked) private var storedPlan: AttemptPlan?
     @exclusivity(unchecked) private var storedSink: ResponseSink?
     var transfer: Transfer { owner.unsafelyUnwrapped }
-    var plan: AttemptPlan { storedPlan.unsafelyUnwrapped }
+    /// Read in place (`_read`): a getter returned a copy of the plan, a retain and a release of each
+    /// of its references, on every `plan.…` and `options.…` read (docs/Performance.md, "seventeenth session").
+    var plan: AttemptPlan { _read { yield storedPlan! } }
     var request: URLRequest { plan.request }
-    var options: AttemptOptions { plan.options }
+    /// The plan's options, read in place.
+    var options: AttemptOptions { _read { yield storedPlan!.options } }
     var sink: ResponseSink { storedSink.unsafelyUnwrapped }
     /// The sink of a request whose body goes to memory (the usual one), made with the attempt and
     /// kept while it waits in the pool: such a request then allocates no sink. Its bytes leave it
@@ -163,30 +166,32 @@ final class CurlAttempt: @unchecked Sendable {
         idleClock.restart() // a held transfer was not idle
     }
 
-    init(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
+    init(transfer: Transfer, plan: consuming AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
          stage: RequestStateMachine.Stage) {
         self.stage = stage
         reader = BodyReader.make(body)
         self.startTime = startTime
         idleClock = IdleClock(seconds: plan.options.requestTimeout)
-        take(transfer: transfer, plan: plan, sink: sink)
+        take(transfer: transfer, plan: consume plan, sink: sink)
     }
 
     /// Makes a pooled attempt (``clear()`` emptied it) the new attempt these arguments describe, as
     /// ``init(transfer:plan:body:sink:startTime:stage:)`` would make it.
-    func reuse(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
+    func reuse(transfer: Transfer, plan: consuming AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
                stage: RequestStateMachine.Stage) {
         self.stage = stage
         reader = BodyReader.make(body)
         self.startTime = startTime
         idleClock = IdleClock(seconds: plan.options.requestTimeout)
-        take(transfer: transfer, plan: plan, sink: sink)
+        take(transfer: transfer, plan: consume plan, sink: sink)
     }
 
-    /// What the initializer and ``reuse(transfer:plan:body:sink:startTime:stage:)`` share.
-    private func take(transfer: Transfer, plan: AttemptPlan, sink: ResponseSink?) {
+    /// What the initializer and ``reuse(transfer:plan:body:sink:startTime:stage:)`` share. The plan
+    /// is moved in, not copied (a retain and a release of each of its references); what follows
+    /// reads it in place.
+    private func take(transfer: Transfer, plan: consuming AttemptPlan, sink: ResponseSink?) {
         owner = transfer
-        storedPlan = plan
+        storedPlan = consume plan
         if let sink {
             storedSink = sink
             usesOwnMemory = false
@@ -196,17 +201,17 @@ final class CurlAttempt: @unchecked Sendable {
             storedSink = memory
             usesOwnMemory = true
         }
-        if let rate = plan.options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
-        if let rate = plan.options.maximumUploadBytesPerSecond { uploadPacer = RatePacer(bytesPerSecond: rate) }
+        if let rate = options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
+        if let rate = options.maximumUploadBytesPerSecond { uploadPacer = RatePacer(bytesPerSecond: rate) }
         if !usesOwnMemory { // the attempt's own memory sink is neither (two protocol lookups saved)
             headObserver = storedSink as? ResponseHeadObserver
             backPressure = storedSink as? BackPressureSink
         }
-        if let shared = plan.sharedHeaderList {
+        if let shared = self.plan.sharedHeaderList {
             headerList = shared.plainList // owned by the session's lines, which the plan retains
             ownsHeaderList = false
         } else {
-            headerList = AttemptPlan.curlHeaderList(plan.headerLines, acceptEncoding: plan.acceptEncoding)
+            headerList = AttemptPlan.curlHeaderList(self.plan.headerLines, acceptEncoding: self.plan.acceptEncoding)
             ownsHeaderList = true
         }
     }
@@ -335,8 +340,14 @@ final class CurlAttempt: @unchecked Sendable {
         guard plan.head.url != nil else { return .invalidURL(url: "nil") }
         if let failure = reader.open(wake: { [weak transfer] in transfer?.continueStreamedBody() }) { return failure }
         var writer = EasyWriter(handle: easy)
-        let fromDefaults = EasyHandleReuse.write(plan, eligible: EasyHandleReuse.isEligible(plan, replays: replays),
+        // The plan is moved out for the two calls that read it whole and put back after: read in
+        // place across them, it was copied (a retain and a release of each of its references) since
+        // the compiler cannot tell that they leave this attempt alone — they do: they read the plan
+        // and set options on the handle, nothing else.
+        let moved = storedPlan.take().unsafelyUnwrapped
+        let fromDefaults = EasyHandleReuse.write(moved, eligible: EasyHandleReuse.isEligible(moved, replays: replays),
                                                  easy: easy, to: &writer, record: &handle.record)
+        storedPlan = consume moved
         func set(_ code: CURLcode, _ option: CURLoption) {
             if code != CURLE_OK, writer.refused == nil { writer.refused = (code, option) }
         }

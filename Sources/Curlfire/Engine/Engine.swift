@@ -145,9 +145,9 @@ final class Engine: @unchecked Sendable {
     var isCurrentThread: Bool { owner.load(ordering: .relaxed) == UInt(pthread_self()) }
 
     /// An attempt from the engine's pool (AttemptPool.swift), filled on the caller's thread.
-    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?,
+    func makeAttempt(transfer: Transfer, plan: consuming AttemptPlan, body: UploadBody, sink: ResponseSink?,
                      startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt {
-        attemptPool.take(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
+        attemptPool.take(transfer: transfer, plan: consume plan, body: body, sink: sink, startTime: startTime, stage: stage)
     }
 
     /// Hands a command to the engine thread. Thread-safe, never blocks on the engine.

@@ -25,8 +25,8 @@ protocol AttemptExecuting: AnyObject, Sendable {
     var isCurrentThread: Bool { get }
 
     /// An attempt to hand over with `.add`: the engine takes it from its pool of ended attempts
-    /// (Engine/AttemptPool.swift); another executor makes a new one.
-    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?,
+    /// (Engine/AttemptPool.swift); another executor makes a new one. `plan` is moved into it.
+    func makeAttempt(transfer: Transfer, plan: consuming AttemptPlan, body: UploadBody, sink: ResponseSink?,
                      startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt
 
     /// Stops the executor: attempts still in it end with ``AttemptEnding/sessionDeinitialized``.
@@ -50,9 +50,9 @@ protocol AttemptExecuting: AnyObject, Sendable {
 
 extension AttemptExecuting {
     /// A new attempt each time (an executor without a pool: the fake engine of unit tests).
-    func makeAttempt(transfer: Transfer, plan: AttemptPlan, body: UploadBody, sink: ResponseSink?,
+    func makeAttempt(transfer: Transfer, plan: consuming AttemptPlan, body: UploadBody, sink: ResponseSink?,
                      startTime: TimeInterval, stage: RequestStateMachine.Stage) -> CurlAttempt {
-        CurlAttempt(transfer: transfer, plan: plan, body: body, sink: sink, startTime: startTime, stage: stage)
+        CurlAttempt(transfer: transfer, plan: consume plan, body: body, sink: sink, startTime: startTime, stage: stage)
     }
 
     /// One block per handler (an executor that does not batch: the fake engine of unit tests).

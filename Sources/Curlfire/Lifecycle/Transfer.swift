@@ -442,11 +442,13 @@ final class Transfer: @unchecked Sendable {
                                              followsWithoutAsking: definition.redirectHandler.followsNatively,
                                              timeLimits: definition.timeLimits, rateLimits: definition.rateLimits)
         let plan = AttemptPlan(request: request, body: hop.body, optionsBox: options)
-        let attempt = session.engine.makeAttempt(transfer: self, plan: plan, body: hop.body, sink: sink ?? definition.makeSink?(),
-                                                 startTime: startTime, stage: stage)
+        // The plan is moved into the attempt (not copied); it is read there from now on.
+        let attempt = session.engine.makeAttempt(transfer: self, plan: consume plan, body: hop.body,
+                                                 sink: sink ?? definition.makeSink?(), startTime: startTime, stage: stage)
         attempt.deadline = deadline
-        if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: plan.options.reportsProgress),
-           joinFlight(attempt, request: request.urlRequest, credential: hop.credential, plan: plan, startTime: startTime, stage: stage) {
+        if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: attempt.options.reportsProgress),
+           joinFlight(attempt, request: request.urlRequest, credential: hop.credential, plan: attempt.plan,
+                      startTime: startTime, stage: stage) {
             return // resilience: identical requests share one transfer (Resilience/RequestCoalescer.swift)
         }
         if !session.engine.enqueue(.add(attempt)) {
