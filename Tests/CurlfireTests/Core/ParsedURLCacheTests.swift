@@ -92,6 +92,19 @@ final class ParsedURLCacheTargetCheckTests: XCTestCase {
         XCTAssertFalse(ParsedURLCache.passedTargetChecks(url), "a new entry starts unchecked")
     }
 
+    /// The kept URL is recognised by its storage first; an equal URL with storage of its own (parsed
+    /// again, not through the cache) is still the kept one, and a URL differing in one byte is not.
+    func testThatAnEqualURLParsedSeparatelyIsTheKeptOne() throws {
+        let string = "http://127.0.0.1:1/kept?page=2"
+        let kept = try string.asURL()
+        XCTAssertNil(check(kept))
+        let reparsed = try XCTUnwrap(URL(string: string))
+        XCTAssertEqual(reparsed, kept)
+        XCTAssertTrue(ParsedURLCache.passedTargetChecks(reparsed), "equal, so it passed the same checks")
+        let differs = try XCTUnwrap(URL(string: "http://127.0.0.1:1/kept?page=3"))
+        XCTAssertFalse(ParsedURLCache.passedTargetChecks(differs))
+    }
+
     func testThatAKeptURLThatFailsTheChecksIsRefusedEveryTime() throws {
         let longSocket = "http+unix://%2Ftmp%2F" + String(repeating: "s", count: 200) + "/x" // too long for an address
         for string in ["ftp://127.0.0.1:1/file", "mailto://someone@127.0.0.1", longSocket] {
