@@ -23,7 +23,7 @@ import Foundation
 enum ParsedURLCache {
     private struct Entry {
         let string: String
-        var url: URL // `var` only so its bytes can be compared in place (isKept(_:in:))
+        let url: URL
         var passedTargetChecks = false
     }
 
@@ -52,29 +52,15 @@ enum ParsedURLCache {
 
     /// The URL `string` parses to, when it is the string this thread parsed last.
     static func url(for string: String) -> URL? {
-        let slot = slot
-        // Fields read in place (binding the entry copied all of it).
-        guard slot.entry != nil, sameBytes(slot.entry!.string, string) else { return nil }
-        return slot.entry!.url
+        guard let entry = slot.entry, sameBytes(entry.string, string) else { return nil }
+        return entry.url
     }
 
     /// Whether `url` is the URL this thread kept and has passed the target checks. Equal URLs (the
     /// same string relative to the same base) have the same scheme and host.
     static func passedTargetChecks(_ url: URL) -> Bool {
-        let slot = slot
-        // Fields read in place: binding the entry copied it (its string and URL retained and released).
-        guard slot.entry?.passedTargetChecks == true else { return false }
-        return isKept(url, in: slot)
-    }
-
-    /// Whether `url` is `slot`'s URL: the very same value (its storage, as the request made from the
-    /// kept URL nearly always is — no string is built to compare), or an equal one.
-    private static func isKept(_ url: URL, in slot: Slot) -> Bool {
-        let same = withUnsafeBytes(of: url) { given in
-            withUnsafeBytes(of: &slot.entry!.url) { kept in given.elementsEqual(kept) }
-        }
-        // Identical bits are identical references, so equal values; otherwise `==` decides.
-        return same || slot.entry?.url == url
+        guard let entry = slot.entry, entry.passedTargetChecks else { return false }
+        return entry.url == url
     }
 
     /// Notes that `url` passed the target checks, when it is the URL this thread kept.

@@ -42,7 +42,9 @@ final class AttemptOptionsCache: @unchecked Sendable {
             options.tlsProtocolPolicy = tlsProtocolPolicy
         }
 
-        /// Whether `options` have these fields.
+        /// Whether `options` have these fields. Always inlined, so that ``matches(boxed:)`` reads the
+        /// fields in the box rather than a copy of the options.
+        @inline(__always)
         func matches(_ options: AttemptOptions) -> Bool {
             requestTimeout == options.requestTimeout && resourceTimeout == options.resourceTimeout
                 && connectTimeout == options.connectTimeout && followRedirects == options.followRedirects
@@ -56,12 +58,7 @@ final class AttemptOptionsCache: @unchecked Sendable {
         /// bytes, a dozen references) were copied out of the box — a retain and a release of each —
         /// on every plan (docs/Performance.md, "seventeenth session").
         func matches(boxed box: ImmutableBox<AttemptOptions>) -> Bool {
-            requestTimeout == box.value.requestTimeout && resourceTimeout == box.value.resourceTimeout
-                && connectTimeout == box.value.connectTimeout && followRedirects == box.value.followRedirects
-                && reportsProgress == box.value.reportsProgress
-                && maximumDownloadBytesPerSecond == box.value.maximumDownloadBytesPerSecond
-                && maximumUploadBytesPerSecond == box.value.maximumUploadBytesPerSecond
-                && trust === box.value.trust && tlsProtocolPolicy == box.value.tlsProtocolPolicy
+            matches(box.value)
         }
     }
 

@@ -92,8 +92,8 @@ final class ParsedURLCacheTargetCheckTests: XCTestCase {
         XCTAssertFalse(ParsedURLCache.passedTargetChecks(url), "a new entry starts unchecked")
     }
 
-    /// The kept URL is recognised by its storage first; an equal URL with storage of its own (parsed
-    /// again, not through the cache) is still the kept one, and a URL differing in one byte is not.
+    /// An equal URL with storage of its own (parsed again, not through the cache) is the kept one,
+    /// and a URL differing in one byte is not.
     func testThatAnEqualURLParsedSeparatelyIsTheKeptOne() throws {
         let string = "http://127.0.0.1:1/kept?page=2"
         let kept = try string.asURL()
