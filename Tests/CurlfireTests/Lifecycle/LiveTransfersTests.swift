@@ -11,7 +11,7 @@ final class LiveTransfersTests: XCTestCase {
     /// An adapter that drops its completion without calling it: the request then waits for it until
     /// its resource deadline.
     private struct DroppingAdapter: RequestAdapter {
-        let adapted: Countdown
+        let adapted: CallCount
         func adapt(_ urlRequest: URLRequest) throws -> URLRequest { urlRequest }
         func adapt(_ urlRequest: URLRequest, for session: SessionManager,
                    completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
@@ -20,10 +20,12 @@ final class LiveTransfersTests: XCTestCase {
     }
 
     /// Counts calls; `wait(for:)` returns once `expected` were made (or `timeout` passed: `false`).
-    final class Countdown: @unchecked Sendable { // `count` under `condition`
+    final class CallCount: @unchecked Sendable { // `count` under `condition`
         private let condition = NSCondition()
         private var count = 0
         func tick() { condition.withLock { count += 1; condition.broadcast() } }
+        /// The calls so far.
+        var calls: Int { condition.withLock { count } }
         func wait(for expected: Int, timeout: TimeInterval = 10) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             condition.lock()
@@ -60,7 +62,7 @@ final class LiveTransfersTests: XCTestCase {
     }
 
     func testThatARequestWhoseAdapterDropsItsCompletionEndsAtItsDeadlineAndLeaves() throws {
-        let adapted = Countdown()
+        let adapted = CallCount()
         var configuration = SessionConfiguration.default
         configuration.timeoutIntervalForResource = 0.3
         let session = FakeEngine().session(configuration: configuration)
@@ -89,14 +91,14 @@ final class LiveTransfersTests: XCTestCase {
     /// being freed (the sanitizer runs check the memory), and the registry ends empty.
     func testThatCancelAllRequestsRacingCancelsAndReleasesTouchesNoTransferBeingFreed() throws {
         let session = FakeEngine().session()
-        let stop = ManagedAtomicFlag()
+        let stop = StopFlag()
         let stopped = DispatchSemaphore(value: 0)
         let canceller = Thread {
             while !stop.isSet { session.cancelAllRequests() }
             stopped.signal()
         }
         canceller.start()
-        let delivered = Countdown()
+        let delivered = CallCount()
         let requests = 2_000
         DispatchQueue.concurrentPerform(iterations: requests) { index in
             let request = session.request("http://fake.test/race/\(index)")
@@ -108,12 +110,13 @@ final class LiveTransfersTests: XCTestCase {
         stop.set()
         stopped.wait()
         XCTAssertTrue(allDelivered, "every request was cancelled and delivered that")
+        XCTAssertEqual(delivered.calls, requests, "each once")
         XCTAssertTrue(emptied, "every transfer left the registry")
     }
 }
 
 /// A flag one thread sets and another polls.
-private final class ManagedAtomicFlag: @unchecked Sendable { // `value` under `lock`
+private final class StopFlag: @unchecked Sendable { // `value` under `lock`
     private let lock = NSLock()
     private var value = false
     var isSet: Bool { lock.withLock { value } }
