@@ -29,7 +29,13 @@ final class MemorySink: ResponseSink {
 
     func prepare(expectedLength: Int64?) {
         if let expectedLength, expectedLength > 0, expectedLength <= Self.maximumReservation, data.isEmpty {
-            data.reserveCapacity(Int(expectedLength))
+            if expectedLength > Self.smallBody {
+                // A new buffer rather than a larger one: growing the room ``reserveSmallBody()`` made
+                // on another thread would take that thread's arena lock (ResultSpares.swift).
+                data = Data(capacity: Int(expectedLength))
+            } else {
+                data.reserveCapacity(Int(expectedLength)) // nothing to do when the small room is there
+            }
         }
     }
 
@@ -37,6 +43,16 @@ final class MemorySink: ResponseSink {
         data.append(bytes.bindMemory(to: UInt8.self))
         return true
     }
+
+    /// Allocates room for a small body before the engine thread writes it: on the thread that
+    /// starts the attempt, the one that usually frees the body (ResultSpares.swift). A larger body
+    /// grows from it on the engine thread, as every body did.
+    func reserveSmallBody() {
+        if data.isEmpty { data = Data(capacity: Self.smallBody) }
+    }
+
+    /// The room ``reserveSmallBody()`` makes.
+    static let smallBody = 512
 
     /// Moves the bytes out and leaves the sink empty: a pooled attempt's own sink
     /// (``CurlAttempt``) hands its body over this way and serves the attempt's next request.

@@ -42,6 +42,9 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
 
     private var storage: Storage
 
+    /// Which box holds the values (for tests that a spare is filled in place, ResultSparesTests).
+    var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
+
     private mutating func mutate(_ change: (inout Values) -> Void) {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
         change(&storage.values)

@@ -35,6 +35,9 @@ struct AttemptResult: @unchecked Sendable {
     var uploadedBodyBytes: Int64 = 0
     /// The lifecycle stage the attempt belongs to.
     var stage: RequestStateMachine.Stage
+    /// An empty outcome allocated on the thread that started the attempt, for the transfer to fill
+    /// (ResultSpares.swift); `nil` for results made without one.
+    var spareOutcome: TransferOutcome? = nil
 
     /// Response-body bytes received, whichever sink held them.
     var receivedBodyBytes: Int64 { sink?.byteCount ?? Int64(body?.count ?? 0) }
@@ -84,6 +87,8 @@ final class CurlAttempt: @unchecked Sendable {
     /// kept while it waits in the pool: such a request then allocates no sink. Its bytes leave it
     /// when the attempt ends (``AttemptResult/body``), so no result references it.
     @exclusivity(unchecked) private var ownMemory: MemorySink?
+    /// The result's objects, allocated when the attempt is taken, on the caller's thread (ResultSpares.swift).
+    @exclusivity(unchecked) private var spares = ResultSpares()
     /// Whether ``sink`` is ``ownMemory`` (the transfer asked for no sink of its own).
     @exclusivity(unchecked) private(set) var usesOwnMemory = false
     /// The lifecycle stage this attempt carries out.
@@ -200,7 +205,10 @@ final class CurlAttempt: @unchecked Sendable {
             ownMemory = memory
             storedSink = memory
             usesOwnMemory = true
+            memory.reserveSmallBody()
         }
+        head.reserveBuffer()
+        spares.prepare()
         if let rate = options.maximumDownloadBytesPerSecond { downloadPacer = RatePacer(bytesPerSecond: rate) }
         if let rate = options.maximumUploadBytesPerSecond { uploadPacer = RatePacer(bytesPerSecond: rate) }
         if !usesOwnMemory { // the attempt's own memory sink is neither (two protocol lookups saved)
@@ -545,11 +553,13 @@ final class CurlAttempt: @unchecked Sendable {
         var metrics: TransferMetrics?
         var response: LazyResponse?
         if let easy {
-            metrics = CurlInfo.metrics(easy, requestURL: plan.head.url, requestURLText: plan.requestURLText,
-                                       startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
+            var filled = spares.takeMetrics()
+            CurlInfo.fillMetrics(&filled, from: easy, requestURL: plan.head.url, requestURLText: plan.requestURLText,
+                                 startDate: Date(timeIntervalSinceReferenceDate: startTime), tls: tls)
+            metrics = filled
             // A proxy's refusal (its 407 page) is not the origin's response.
-            if head.statusCode > 0, !ending.isProxyRefusal, let url = metrics?.effectiveURL ?? plan.head.url {
-                response = LazyResponse(head: head, url: url)
+            if head.statusCode > 0, !ending.isProxyRefusal, let url = filled.effectiveURL ?? plan.head.url {
+                response = spares.takeResponse(head: head, url: url)
             }
         }
         reader.finish()
@@ -559,7 +569,8 @@ final class CurlAttempt: @unchecked Sendable {
         return AttemptResult(head: plan.head, lazyResponse: response, sink: usesOwnMemory ? nil : sink, body: ownBody,
                              ending: ending, metrics: metrics,
                              startTime: startTime, initialResponseTime: firstByteTime ?? now, completedTime: now,
-                             uploadedBodyBytes: max(bodyLength, lastProgress.3), stage: stage)
+                             uploadedBodyBytes: max(bodyLength, lastProgress.3), stage: stage,
+                             spareOutcome: spares.takeOutcome())
     }
 
     /// Why this attempt's handshake was rejected by its host's trust evaluation (kept per handshake,

@@ -544,7 +544,7 @@ final class Engine: @unchecked Sendable {
         // Only a libcurl transport error qualifies: the engine's own endings never do.
         if UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
         if !paced.isEmpty { paced[ObjectIdentifier(attempt)] = nil } // no hash of the key when none is paced
-        attempt.transfer.attemptDidFinish(result)
+        attempt.transfer.attemptDidFinish(consume result) // moved: the outcome's spare box stays held alone
         attemptPool.recycle(attempt) // its result is a value: nothing of this request stays on it
     }
 

@@ -58,6 +58,15 @@ struct ResponseHead {
         bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
     }
 
+    /// Allocates the buffer a small head fits in, before the engine thread fills it: on the thread
+    /// that starts the attempt, the one that usually frees it (ResultSpares.swift).
+    mutating func reserveBuffer() {
+        if bytes.capacity < Self.reservedCapacity { bytes.reserveCapacity(Self.reservedCapacity) }
+    }
+
+    /// The buffer's first capacity: the fields of a typical response head.
+    private static let reservedCapacity = 512
+
     /// Feeds one raw header line (with its CRLF).
     ///
     /// Names and values are kept as bytes in one buffer (each `String` of more than 15 bytes would
@@ -101,7 +110,7 @@ struct ResponseHead {
     /// its appends do) and two copies into it. (It was four appends, each checking uniqueness and
     /// capacity, on the engine thread for every line of every response.)
     private mutating func appendField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        if bytes.isEmpty { bytes.reserveCapacity(512) }
+        if bytes.isEmpty { bytes.reserveCapacity(Self.reservedCapacity) }
         let record = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: Self.recordSize + name.count + value.count))
         bytes.withUnsafeMutableBytes { buffer in
@@ -209,10 +218,12 @@ struct ResponseHead {
 /// the CPU per small request on the engine thread — the one thread every transfer of a session
 /// shares. The engine only captures the head; whoever first reads the response (a handler on its
 /// queue, an awaiting task, a caller of `request.response`) builds it, once (`@unchecked Sendable`:
-/// `built` is read and written under `lock`; `head` and `url` are constants).
+/// `built` is read and written under `lock`; `head` and `url` are set before the object is published
+/// — at its initialisation, or by the engine thread that owns a spare (``fill(head:url:)``) — and only
+/// read afterwards).
 final class LazyResponse: @unchecked Sendable {
-    private let head: ResponseHead?
-    private let url: URL?
+    @exclusivity(unchecked) private var head: ResponseHead?
+    @exclusivity(unchecked) private var url: URL?
     private var built: HTTPURLResponse??
 
     /// The lock of `built`: one of the shared ``StripedLocks`` (a lock of its own was one more
@@ -221,6 +232,19 @@ final class LazyResponse: @unchecked Sendable {
     private var lock: Lock { StripedLocks.lock(for: self) }
 
     init(head: ResponseHead, url: URL) {
+        self.head = head
+        self.url = url
+    }
+
+    /// An empty one, allocated ahead on the thread that starts an attempt (ResultSpares.swift);
+    /// ``fill(head:url:)`` gives it its head before anything reads it.
+    init() {
+        head = nil
+        url = nil
+    }
+
+    /// Sets the head of a spare made by ``init()``. Engine thread, before the response is published.
+    func fill(head: ResponseHead, url: URL) {
         self.head = head
         self.url = url
     }

@@ -467,16 +467,13 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Called on the engine thread when an attempt is over.
-    func attemptDidFinish(_ result: AttemptResult) {
+    func attemptDidFinish(_ finished: consuming AttemptResult) {
+        var result = consume finished
         if let store = session.configuration.hstsStore { learnHSTS(from: result, store: store) } // security: RFC 6797
         if session.configuration.coalescesIdenticalRequests, landFlight(result) { return } // resilience: a shared transfer
-        var outcome = TransferOutcome(
-            head: result.head, lazyResponse: result.lazyResponse, data: result.body ?? (result.sink as? MemorySink)?.data,
-            error: result.error,
-            timeline: Timeline(requestStartTime: result.startTime, initialResponseTime: result.initialResponseTime,
-                               requestCompletedTime: result.completedTime,
-                               serializationCompletedTime: result.completedTime),
-            metrics: result.metrics, allMetrics: [], sink: result.sink)
+        // Taken out of the result and moved on, so the outcome holds the spare's box alone and fills it in place.
+        let spare = result.spareOutcome.take()
+        var outcome = Self.outcome(of: result, in: consume spare)
         outcome.uploadedBodyBytes = result.uploadedBodyBytes
         outcome.receivedBodyBytes = result.receivedBodyBytes
         let verdict: RequestStateMachine.AttemptVerdict
@@ -497,6 +494,24 @@ final class Transfer: @unchecked Sendable {
         emitAttemptFinished(result, metrics: ended.outcome.metrics) // lifecycle: with the hops before it counted
         reportAttempt(result) // resilience: budgets and breakers count outcomes (Resilience/AttemptObserver.swift)
         perform(action)
+    }
+
+    /// The outcome an ended attempt makes, in the spare the attempt's caller allocated when there is
+    /// one (ResultSpares.swift; held alone, so each field is written into its box).
+    private static func outcome(of result: AttemptResult, in spare: consuming TransferOutcome?) -> TransferOutcome {
+        let data = result.body ?? (result.sink as? MemorySink)?.data
+        let timeline = Timeline(requestStartTime: result.startTime, initialResponseTime: result.initialResponseTime,
+                                requestCompletedTime: result.completedTime,
+                                serializationCompletedTime: result.completedTime)
+        var outcome = spare.take() ?? TransferOutcome.spare()
+        outcome.head = result.head
+        outcome.lazyResponse = result.lazyResponse
+        outcome.data = data
+        outcome.error = result.error
+        outcome.timeline = timeline
+        outcome.metrics = result.metrics
+        outcome.sink = result.sink
+        return outcome
     }
 
     /// What the lifecycle does with an ended attempt: follow a redirect, ask the retriers, or deliver.

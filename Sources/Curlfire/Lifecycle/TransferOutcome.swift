@@ -50,6 +50,16 @@ struct TransferOutcome: @unchecked Sendable {
                          metrics: metrics, allMetrics: allMetrics, sink: sink))
     }
 
+    /// An empty outcome whose box the engine's transfer fills (ResultSpares.swift): made on the
+    /// thread that starts an attempt.
+    static func spare() -> TransferOutcome {
+        TransferOutcome(head: nil, lazyResponse: nil, data: nil, error: nil, timeline: Timeline(), metrics: nil,
+                        allMetrics: [], sink: nil)
+    }
+
+    /// Which box holds the fields (for tests that a spare is filled in place, ResultSparesTests).
+    var boxIdentity: ObjectIdentifier { ObjectIdentifier(box) }
+
     /// The fields: read in place; written in place when this value holds the box alone, else in a copy.
     private var fields: Fields {
         _read { yield box.fields }
