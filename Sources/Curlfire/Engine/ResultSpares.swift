@@ -14,7 +14,8 @@ import Foundation
 /// the engine. An attempt that ends without a response keeps its spares for its next request
 /// (attempts are pooled), so none is freed on the engine thread.
 ///
-/// Not `Sendable` itself: it lives in a ``CurlAttempt``, whose ownership moves between threads.
+/// It lives in a ``CurlAttempt`` and is touched only by the attempt's owner of the moment: the thread
+/// that takes the attempt from the pool, then the engine thread (CurlAttempt.swift says how ownership moves).
 struct ResultSpares {
     private var response: LazyResponse?
     private var metrics: TransferMetrics?
