@@ -9,8 +9,9 @@ import FoundationNetworking
 public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
     /// The values, in a shared box copied on write: metrics travel inside every response and
     /// outcome, and a 216-byte struct with six references made each copy of those a large
-    /// `memcpy` and six retains (docs/Performance.md).
-    private struct Values: Equatable {
+    /// `memcpy` and six retains (docs/Performance.md). Internal for the engine, which sets them all
+    /// at once (``setValues(_:)``).
+    struct Values: Equatable {
         var effectiveURL: URL?
         var startDate: Date
         var nameLookupDuration: TimeInterval
@@ -48,6 +49,12 @@ public struct TransferMetrics: Sendable, Equatable, CustomStringConvertible {
     private mutating func mutate(_ change: (inout Values) -> Void) {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
         change(&storage.values)
+    }
+
+    /// Replaces every value with one uniqueness check: in place when the box is held alone, as the
+    /// engine's spare is (ResultSpares.swift).
+    mutating func setValues(_ values: Values) {
+        mutate { $0 = values }
     }
 
     /// Two metrics are equal when every value is.

@@ -48,8 +48,8 @@ enum CurlInfo {
         return metrics
     }
 
-    /// Sets every value of `metrics` from a finished transfer. `metrics` is a spare held alone
-    /// (ResultSpares.swift), so each value is written into its box, which was allocated off the engine thread.
+    /// Sets every value of `metrics` from a finished transfer, in one write. `metrics` is a spare held
+    /// alone (ResultSpares.swift), so the values go into its box, which was allocated off the engine thread.
     ///
     /// - Parameter requestURLText: `requestURL.absoluteString`, when the caller has it already.
     static func fillMetrics(_ metrics: inout TransferMetrics, from easy: UnsafeMutableRawPointer, requestURL: URL?,
@@ -64,26 +64,27 @@ enum CurlInfo {
         }
         let localPort = long(easy, CURLINFO_LOCAL_PORT)
         let remotePort = long(easy, CURLINFO_PRIMARY_PORT)
-        metrics.effectiveURL = effectiveURL(easy, requestURL: requestURL, requestURLText: requestURLText)
-        metrics.startDate = startDate
-        metrics.nameLookupDuration = seconds(easy, CURLINFO_NAMELOOKUP_TIME_T)
-        metrics.connectDuration = seconds(easy, CURLINFO_CONNECT_TIME_T)
-        metrics.tlsHandshakeDuration = seconds(easy, CURLINFO_APPCONNECT_TIME_T)
-        metrics.requestStartDuration = seconds(easy, CURLINFO_PRETRANSFER_TIME_T)
-        metrics.firstByteDuration = seconds(easy, CURLINFO_STARTTRANSFER_TIME_T)
-        metrics.totalDuration = seconds(easy, CURLINFO_TOTAL_TIME_T)
-        metrics.redirectCount = long(easy, CURLINFO_REDIRECT_COUNT)
-        metrics.redirectDuration = seconds(easy, CURLINFO_REDIRECT_TIME_T)
-        metrics.bytesSent = Int64(long(easy, CURLINFO_REQUEST_SIZE)) + offT(easy, CURLINFO_SIZE_UPLOAD_T)
-        metrics.bytesReceived = Int64(long(easy, CURLINFO_HEADER_SIZE)) + offT(easy, CURLINFO_SIZE_DOWNLOAD_T)
-        metrics.httpVersion = version
-        metrics.localAddress = string(easy, CURLINFO_LOCAL_IP)
-        metrics.localPort = localPort > 0 ? localPort : nil
-        metrics.remoteAddress = string(easy, CURLINFO_PRIMARY_IP)
-        metrics.remotePort = remotePort > 0 ? remotePort : nil
-        metrics.isReusedConnection = long(easy, CURLINFO_NUM_CONNECTS) == 0 && version != nil
-        metrics.tlsVersion = tls.version
-        metrics.tlsCipher = tls.cipher
-        metrics.tlsGroup = tls.group
+        metrics.setValues(TransferMetrics.Values(
+            effectiveURL: effectiveURL(easy, requestURL: requestURL, requestURLText: requestURLText),
+            startDate: startDate,
+            nameLookupDuration: seconds(easy, CURLINFO_NAMELOOKUP_TIME_T),
+            connectDuration: seconds(easy, CURLINFO_CONNECT_TIME_T),
+            tlsHandshakeDuration: seconds(easy, CURLINFO_APPCONNECT_TIME_T),
+            requestStartDuration: seconds(easy, CURLINFO_PRETRANSFER_TIME_T),
+            firstByteDuration: seconds(easy, CURLINFO_STARTTRANSFER_TIME_T),
+            totalDuration: seconds(easy, CURLINFO_TOTAL_TIME_T),
+            redirectCount: long(easy, CURLINFO_REDIRECT_COUNT),
+            redirectDuration: seconds(easy, CURLINFO_REDIRECT_TIME_T),
+            bytesSent: Int64(long(easy, CURLINFO_REQUEST_SIZE)) + offT(easy, CURLINFO_SIZE_UPLOAD_T),
+            bytesReceived: Int64(long(easy, CURLINFO_HEADER_SIZE)) + offT(easy, CURLINFO_SIZE_DOWNLOAD_T),
+            httpVersion: version,
+            localAddress: string(easy, CURLINFO_LOCAL_IP),
+            localPort: localPort > 0 ? localPort : nil,
+            remoteAddress: string(easy, CURLINFO_PRIMARY_IP),
+            remotePort: remotePort > 0 ? remotePort : nil,
+            isReusedConnection: long(easy, CURLINFO_NUM_CONNECTS) == 0 && version != nil,
+            tlsVersion: tls.version,
+            tlsCipher: tls.cipher,
+            tlsGroup: tls.group))
     }
 }
