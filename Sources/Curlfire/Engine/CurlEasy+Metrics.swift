@@ -48,8 +48,9 @@ enum CurlInfo {
         return metrics
     }
 
-    /// Sets every value of `metrics` from a finished transfer, in one write. `metrics` is a spare held
-    /// alone (ResultSpares.swift), so the values go into its box, which was allocated off the engine thread.
+    /// Sets every value of `metrics` from a finished transfer, in one write. `metrics` is held alone
+    /// (the engine's spare, allocated off the engine thread, ResultSpares.swift, or the new one of
+    /// ``metrics(_:requestURL:requestURLText:startDate:tls:)``), so the values go into its box.
     ///
     /// - Parameter requestURLText: `requestURL.absoluteString`, when the caller has it already.
     static func fillMetrics(_ metrics: inout TransferMetrics, from easy: UnsafeMutableRawPointer, requestURL: URL?,
