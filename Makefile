@@ -36,6 +36,12 @@ SERVERS := $(PYTHON) scripts/test-servers.py
 # own builds, tests, playgrounds and docs enable them all; every swift command here passes this, so
 # they share one build (a different set of traits recompiles everything).
 SWIFT_TRAITS ?= --enable-all-traits
+# SwiftPM 6.3 writes the enabled traits' `-D` flags in the iteration order of a Swift `Set`, whose
+# seed is new in every process: nearly every `swift build` (and a `swift test` after one) compiled
+# every target again, about a minute each time (six times in a CI run). A fixed seed for SwiftPM's
+# own hashing keeps the order, so one build reuses the last. Build commands only: the test processes
+# (`swift test --skip-build`, the playgrounds, the soak) keep a random seed of their own.
+SWIFTPM_STABLE := env SWIFT_DETERMINISTIC_HASHING=1
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl squid tshark
 
 .PHONY: deps system-deps venv mitm-venv pki build test demo playgrounds servers stop-servers check-servers clean distclean
@@ -69,15 +75,15 @@ pki:
 	@$(SERVERS) ensure-pki --pki-dir $(PKI_DIR) >/dev/null
 
 build:
-	$(SWIFT) build $(SWIFT_TRAITS)
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS)
 
 # The stamp lets scripts/check-tmp-keys.sh fail the run when anything wrote a private key to /tmp.
 TMP_KEYS_STAMP := .build/tmp-keys.stamp
 
 test: deps
-	$(SWIFT) build $(SWIFT_TRAITS) --build-tests
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests
 	touch $(TMP_KEYS_STAMP)
-	$(SWIFT) test $(SWIFT_TRAITS) 2>&1 | tee $(TEST_LOG)
+	$(SWIFT) test $(SWIFT_TRAITS) --skip-build 2>&1 | tee $(TEST_LOG)
 	scripts/check-tmp-keys.sh $(TMP_KEYS_STAMP)
 	@scripts/check-skips.sh $(TEST_LOG) || echo "make test: some skips are not on Tests/skip-allowlist.txt (make check-skips fails on them)"
 
@@ -92,7 +98,7 @@ check-app-deps: system-deps
 demo: deps
 	url=$$($(SERVERS) start --state-dir $(STATE_DIR) --parent-pid $$$$ \
 	    | $(PYTHON) -c 'import json, sys; print(json.load(sys.stdin)["httpbin"])'); \
-	$(SWIFT) run $(SWIFT_TRAITS) Tour "$$url"
+	$(SWIFTPM_STABLE) $(SWIFT) run $(SWIFT_TRAITS) Tour "$$url"
 
 # Every playground in turn (scripts/run-playgrounds.sh).
 playgrounds: deps
@@ -125,7 +131,7 @@ distclean: clean
 # synthesized members; DocC writes no archive in that mode, so it is a separate run).
 DOCS_DIR ?= .build/docs
 DOC_TARGETS := Curlfire CurlfireTesting CurlfireHTTPTypes CurlfireMetrics CurlfireTracing CurlfireOpenAPI
-DOCC_PLUGIN = $(SWIFT) package $(SWIFT_TRAITS) --allow-writing-to-directory $(DOCS_DIR) generate-documentation
+DOCC_PLUGIN = $(SWIFTPM_STABLE) $(SWIFT) package $(SWIFT_TRAITS) --allow-writing-to-directory $(DOCS_DIR) generate-documentation
 
 .PHONY: docs docs-coverage doc-comments docs-check
 
@@ -164,7 +170,7 @@ openapi-generate:
 	if [ ! -d .build-openapi/src ]; then \
 	    git clone -q https://github.com/apple/swift-openapi-generator .build-openapi/src; fi
 	git -C .build-openapi/src checkout -q $(OPENAPI_GENERATOR_VERSION)
-	$(SWIFT) build --package-path .build-openapi/src --product swift-openapi-generator
+	$(SWIFTPM_STABLE) $(SWIFT) build --package-path .build-openapi/src --product swift-openapi-generator
 	.build-openapi/src/.build/debug/swift-openapi-generator generate $(OPENAPI_DIR)/openapi.yaml \
 	    --config $(OPENAPI_DIR)/openapi-generator-config.yaml --output-directory $(OPENAPI_DIR)/Generated
 	# The generated files compile only under the OpenAPI trait (Package.swift), like the product.
@@ -185,8 +191,8 @@ MATPLOTLIB_VERSION := 3.11.2
 .PHONY: bench bench-build bench-chart bench-venv
 
 bench-build:
-	$(SWIFT) build -c release --package-path Benchmarks
-	cc -O2 -shared -fPIC -Wall -Werror -o "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/alloc-counter.so" \
+	$(SWIFTPM_STABLE) $(SWIFT) build -c release --package-path Benchmarks
+	cc -O2 -shared -fPIC -Wall -Werror -o "$$($(SWIFTPM_STABLE) $(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/alloc-counter.so" \
 	    Benchmarks/AllocCounter/alloc-counter.c
 
 bench: deps bench-build
@@ -217,17 +223,17 @@ SANITIZE_TEST_FLAGS := $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)',)
 .PHONY: soak soak-ci sanitize sanitize-thread sanitize-address
 
 soak: deps
-	$(SWIFT) build $(SWIFT_TRAITS) -c release --product CurlfireSoak
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) -c release --product CurlfireSoak
 	.build/release/CurlfireSoak --duration $(SOAK_SECONDS) $(SOAK_ARGS)
 
 soak-ci: deps
-	$(SWIFT) build $(SWIFT_TRAITS) --product CurlfireSoak
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --product CurlfireSoak
 	.build/debug/CurlfireSoak --duration 30 $(SOAK_ARGS)
 
 sanitize: sanitize-thread sanitize-address
 
 sanitize-thread: deps
-	$(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=thread --scratch-path .build-tsan $(SANITIZE_TEST_FLAGS)
 
 # Under AddressSanitizer a memory ceiling does not hold (redzones, quarantine): those tests are skipped.
@@ -241,7 +247,7 @@ ASAN_SKIP ?= StreamRequestTests.testThatASlowConsumerPausesTheTransferInsteadOfG
 ASAN_ENGINE_MODE ?= CURLFIRE_INLINE_DRIVING=0
 
 sanitize-address: deps
-	$(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
 	$(ASAN_ENGINE_MODE) ASAN_OPTIONS="$${ASAN_OPTIONS:-detect_leaks=0}" $(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=address \
 	    --scratch-path .build-asan --skip '$(ASAN_SKIP)' $(SANITIZE_TEST_FLAGS)
 
@@ -297,7 +303,7 @@ netns-deps:
 	fi
 
 netns-tests: deps
-	$(SWIFT) build $(SWIFT_TRAITS) --build-tests
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests
 	CURLFIRE_NETNS_TESTS=1 $(SWIFT) test $(SWIFT_TRAITS) --skip-build --filter NetworkImpairmentTests 2>&1 | tee .build/netns-tests.log
 	scripts/check-skips.sh .build/netns-tests.log /dev/null
 
@@ -318,7 +324,7 @@ LEAK_SKIP ?=
 
 sanitize-leaks: export CURLFIRE_SANITIZER := leaks
 sanitize-leaks: deps
-	$(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
 	status=0; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(LSAN_SUPPRESSIONS):print_suppressions=1:exitcode=0:fast_unwind_on_malloc=0$(LSAN_EXTRA)" \
 	    $(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)' \
 	    $(if $(LEAK_SKIP),--skip '$(LEAK_SKIP)',) $(SANITIZE_TEST_FLAGS) 2>&1 | tee .build-asan/leaks.log || status=$$?; \
@@ -340,7 +346,7 @@ CHAOS_SEED ?=
 .PHONY: chaos chaos-ci
 
 chaos: deps
-	$(SWIFT) build $(SWIFT_TRAITS) --build-tests
+	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests
 	CURLFIRE_CHAOS_REQUESTS=$(CHAOS_REQUESTS) CURLFIRE_CHAOS_STORM_REQUESTS=$(CHAOS_STORM_REQUESTS) \
 	    CURLFIRE_CHAOS_SEED=$(CHAOS_SEED) \
 	    $(SWIFT) test $(SWIFT_TRAITS) --skip-build --filter ChaosTests 2>&1 | tee .build/chaos.log
