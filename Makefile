@@ -40,7 +40,9 @@ SWIFT_TRAITS ?= --enable-all-traits
 # seed is new in every process: nearly every `swift build` (and a `swift test` after one) compiled
 # every target again, about a minute each time (six times in a CI run). A fixed seed for SwiftPM's
 # own hashing keeps the order, so one build reuses the last. Build commands only: the test processes
-# (`swift test --skip-build`, the playgrounds, the soak) keep a random seed of their own.
+# (`swift test --skip-build`, the playgrounds, the soak) keep a random seed of their own (`make demo`'s
+# `swift run` hands the fixed one on to the Tour: harmless, a seed decides at most the order in which
+# it prints a dictionary).
 SWIFTPM_STABLE := env SWIFT_DETERMINISTIC_HASHING=1
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev nginx-light pkg-config python3-venv openssl squid tshark
 
