@@ -1,5 +1,6 @@
 import Foundation
 import FoundationNetworking
+import Synchronization
 
 /// Creates and runs requests; owns one engine (a thread and a curl multi handle) whose
 /// connections, DNS cache and TLS sessions its requests share.
@@ -70,9 +71,12 @@ public final class SessionManager: @unchecked Sendable {
     /// or, for one that never gets a handler, when the last copy of its value is released — or wait
     /// for `resume()`. Read when a request is created, as in Alamofire 4.
     public var startRequestsImmediately: Bool {
-        get { state.withLock { $0.startRequestsImmediately } }
-        set { state.withLock { $0.startRequestsImmediately = newValue } }
+        get { startsRequestsImmediately.load(ordering: .relaxed) }
+        set { startsRequestsImmediately.store(newValue, ordering: .relaxed) }
     }
+    /// ``startRequestsImmediately``'s value: an atomic, not under the state's lock (read twice by
+    /// every request).
+    private let startsRequestsImmediately = Atomic<Bool>(true)
 
     /// Runs the session's attempts: its ``Engine``, or a test's fake executor (AttemptExecuting.swift).
     let engine: any AttemptExecuting
@@ -80,8 +84,12 @@ public final class SessionManager: @unchecked Sendable {
     public let cookieStore: CookieStore
     /// The monitors given at creation, as one; it also posts the notifications.
     let eventMonitor: CompositeEventMonitor
-    /// The requests that have started and not finished, for ``cancelAllRequests(completingOnQueue:completion:)``.
+    /// The started, unfinished requests that wait outside the engine, for
+    /// ``cancelAllRequests(completingOnQueue:completion:)`` (the engine reaches those it runs).
     let liveTransfers = LiveTransfers()
+    /// How many times ``cancelAllRequests(completingOnQueue:completion:)`` was called: a transfer
+    /// records it when it starts, and is cancelled by every later call (SessionManager+CancelAll.swift).
+    let cancelEpoch = Atomic<Int>(0)
     /// Identical requests in flight together, when ``SessionConfiguration/coalescesIdenticalRequests``.
     let coalescer = RequestCoalescer()
     /// The last plain hop settings, boxed once for the plans that share them (Engine/AttemptOptionsCache.swift).
@@ -381,7 +389,6 @@ final class SessionState: @unchecked Sendable {
         var redirectHandler: RedirectHandler? { didSet { hooks = nil } }
         /// The lists made from the four settings above, `nil` until first read and after any of them changes.
         var hooks: Hooks?
-        var startRequestsImmediately = true
         /// The trust evaluation per host (`.some(nil)`: libcurl's default verification), fixed at first use:
         /// its bridge, wrapped for an HTTPS proxy (`TunnelledTrust`) and a DoH resolver (`DoHProbeTrust`).
         var trustBridges: [String: (any TLSContextConfiguring)?] = [:]

@@ -27,6 +27,11 @@ final class Engine: @unchecked Sendable {
         /// lifecycle: runs on the engine thread with a spare easy handle attached to the share
         /// handle (the session's cookie store), or with `nil` once the engine has shut down.
         case withShareHandle(@Sendable (UnsafeMutableRawPointer?) -> Void)
+        /// parity: `cancelAllRequests()`. Hands `then` (on the engine thread, which must not call
+        /// out: it dispatches) the transfers of the active attempts that started before the session's
+        /// cancel epoch `before` (``Transfer/startEpoch``), and cancels each attempt added later whose
+        /// transfer did. `then` also runs, with none, once the engine has shut down.
+        case cancelStarted(before: Int, then: @Sendable ([Transfer]) -> Void)
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -102,6 +107,9 @@ final class Engine: @unchecked Sendable {
     /// session's callback queue; at most `drainLimit`, later queues get a block per turn.
     @exclusivity(unchecked) private var drains: [SerialQueueDrain] = []
     private static let drainLimit = 4
+    /// The highest epoch a `cancelStarted` command gave: an attempt added later whose transfer
+    /// started below it is cancelled (``add(_:)``). 0 until `cancelAllRequests()` is first called.
+    @exclusivity(unchecked) private var cancelledBefore = 0
     /// Ended attempts kept for the next ones (AttemptPool.swift).
     let attemptPool = AttemptPool()
     /// The connection cache's size, grown with the most attempts in flight (ConnectionCacheSize.swift).
@@ -393,6 +401,13 @@ final class Engine: @unchecked Sendable {
             }
         case let .withShareHandle(body):
             runWithShareHandle(body)
+        case let .cancelStarted(before, then):
+            cancelledBefore = max(cancelledBefore, before)
+            var started: [Transfer] = []
+            for attempt in active.values where attempt.transfer.startEpoch.load(ordering: .relaxed) < before {
+                if !started.contains(where: { $0 === attempt.transfer }) { started.append(attempt.transfer) }
+            }
+            then(started)
         }
     }
 
@@ -448,6 +463,12 @@ final class Engine: @unchecked Sendable {
             return
         }
         attempt.pooledHandle = handle
+        if cancelledBefore > 0, attempt.transfer.startEpoch.load(ordering: .relaxed) < cancelledBefore {
+            // Started before a cancelAllRequests() whose command came first: cancelled as the
+            // command would have (off the engine thread: a cancel calls out).
+            let transfer = attempt.transfer
+            DispatchQueue.global().async { transfer.cancel() }
+        }
         if attempt.plan.usesOwnConnection { ownConnectionAttempts += 1 }
         lastReceiveBufferSize.store(handle.receiveBufferSize, ordering: .relaxed)
         if attempt.transfer.isSuspended {
@@ -582,6 +603,7 @@ final class Engine: @unchecked Sendable {
         lock.unlock()
         for command in pending {
             if case let .withShareHandle(body) = command { body(nil) } // lifecycle
+            if case let .cancelStarted(_, then) = command { then([]) } // the attempts end below
             if case let .add(attempt) = command {
                 attempt.transfer.attemptDidFinish(attempt.finish(ending: .sessionDeinitialized))
             }

@@ -214,7 +214,21 @@ extension Transfer {
     /// once (``RequestStateMachine/Action/armDeadlineTimer(at:)``), holds it, and hands it back in its
     /// `finish` action.
     func armResourceDeadline() {
+        parkOutsideEngine()
         send { $0.deadlineTimerNeeded() }
+    }
+
+    /// Joins the session's registry of transfers that wait outside the engine (for an adapter, a
+    /// retrier, a delay, a redirect handler or a flight of identical requests), which
+    /// `cancelAllRequests()` reaches directly; the engine reaches those it runs. Joined once, left
+    /// when the outcome is delivered. A `cancelAllRequests()` that swept the registry before this
+    /// transfer joined it is seen here, in its epoch (SessionManager+CancelAll.swift).
+    func parkOutsideEngine() {
+        guard !parked.exchange(true, ordering: .relaxed) else { return }
+        session.liveTransfers.insert(self)
+        if startEpoch.load(ordering: .relaxed) < session.cancelEpoch.load(ordering: .acquiring) {
+            DispatchQueue.global().async { self.cancel() } // never inside the caller's stage
+        }
     }
 
     /// Arms the deadline timer the machine asked for, for `deadline` (monotonic nanoseconds).

@@ -9,7 +9,7 @@ import Synchronization
 /// Everything that changes — the state machine and the fields beside it — is one ``Guarded`` value,
 /// reached only through ``withLock(_:)``; nothing is called out while the lock is held
 /// (`@unchecked Sendable`: `guarded` is private and read and written only under `lock`; the other
-/// mutable state is the atomics `cancelFlag` and `releaseStartDisarmed`).
+/// mutable state is the atomics `cancelFlag`, `releaseStartDisarmed`, `startEpoch` and `parked`).
 final class Transfer: @unchecked Sendable {
     /// How a transfer builds what it sends and where it puts what it receives.
     struct Definition: Sendable {
@@ -85,6 +85,13 @@ final class Transfer: @unchecked Sendable {
     /// request's fate: its last value going away then starts nothing. Atomic, not under `lock`:
     /// a value can be released while `lock` is held (a progress closure that captured its request).
     private let releaseStartDisarmed = Atomic<Bool>(false)
+    /// The session's cancel epoch when the transfer started (``SessionManager/cancelEpoch``);
+    /// `Int.max` until then, and for a flight's carrier, which never starts: what
+    /// `cancelAllRequests()` compares (SessionManager+CancelAll.swift).
+    let startEpoch = Atomic<Int>(.max)
+    /// Whether the transfer joined the session's registry of transfers that wait outside the engine
+    /// (``parkOutsideEngine()``): only such a transfer leaves it when it delivers its outcome.
+    let parked = Atomic<Bool>(false)
 
     init(session: SessionManager, definition: consuming Definition) {
         // What the state needs is read first, so that storing the definition is its last use and
@@ -252,7 +259,7 @@ final class Transfer: @unchecked Sendable {
         let deadline = resourceDeadline()
         let action = withLock { $0.machine.start(deadline: deadline) }
         if case .none = action { return }
-        session.liveTransfers.insert(self) // parity: cancelAllRequests()
+        startEpoch.store(session.cancelEpoch.load(ordering: .acquiring), ordering: .relaxed) // parity: cancelAllRequests()
         emitStarted() // lifecycle: created + resumed events
         perform(action)
     }
@@ -295,7 +302,7 @@ final class Transfer: @unchecked Sendable {
         }
         if wasIdle {
             if case .none = action {} else {
-                session.liveTransfers.insert(self) // parity: cancelAllRequests()
+                startEpoch.store(session.cancelEpoch.load(ordering: .acquiring), ordering: .relaxed) // parity: cancelAllRequests()
                 emitStarted()
                 perform(action)
             }
@@ -411,9 +418,9 @@ final class Transfer: @unchecked Sendable {
         }
         let startTime = start.startedAt ?? Date.timeIntervalSinceReferenceDate
         let deadline = start.deadline
-        let stream = withLock { state -> StreamTarget? in
+        let (stream, reportsProgress) = withLock { state -> (StreamTarget?, Bool) in // one lock for both reads
             state.currentRequest = hop.head
-            return state.dataStream
+            return (state.dataStream, state.reportsProgress)
         }
         var request = hop.head
         if let error = RequestChecks.validate(request, body: hop.body, allowsBodyInGET: definition.allowsBodyInGET,
@@ -438,7 +445,7 @@ final class Transfer: @unchecked Sendable {
             request.setValue(ifRange, forHTTPHeaderField: "If-Range")
             sink = FileSink(plan: resume)
         }
-        let options = session.planOptionsBox(for: request, credential: hop.credential, reportsProgress: hasProgressHandlers,
+        let options = session.planOptionsBox(for: request, credential: hop.credential, reportsProgress: reportsProgress,
                                              followsWithoutAsking: definition.redirectHandler.followsNatively,
                                              timeLimits: definition.timeLimits, rateLimits: definition.rateLimits)
         let plan = AttemptPlan(request: request, body: hop.body, optionsBox: options)
@@ -460,10 +467,6 @@ final class Transfer: @unchecked Sendable {
     private func refused(_ error: CurlfireError, request: LazyRequest, stage: RequestStateMachine.Stage) {
         var result = RequestStateMachine.StageResult(outcome: Self.failedOutcome(error, head: request))
         send { $0.attemptEnded(.final, result: &result, for: stage) }
-    }
-
-    private var hasProgressHandlers: Bool {
-        withLock { $0.reportsProgress }
     }
 
     /// Called on the engine thread when an attempt is over.
@@ -602,7 +605,7 @@ final class Transfer: @unchecked Sendable {
     /// The end, step 4 of 4: the machine takes the outcome and lets its handlers go
     /// (``runHandlers(_:)``); progress closures are dropped.
     private func releaseHandlers(_ outcome: TransferOutcome) {
-        session.liveTransfers.remove(self) // parity: cancelAllRequests()
+        if parked.exchange(false, ordering: .relaxed) { session.liveTransfers.remove(self) } // parity: cancelAllRequests()
         // No report follows; a closure that captures its own request (`request.downloadProgress {
         // … request.cancel() }`) would otherwise keep this transfer, and so the session, alive.
         // Released after the lock: the closure may hold the last copy of a request value.

@@ -86,6 +86,7 @@ extension Transfer {
     /// `false` when the attempt must be sent as usual.
     func joinFlight(_ attempt: CurlAttempt, request: URLRequest, credential: (user: String, password: String)?,
                     plan: AttemptPlan, startTime: TimeInterval, stage: RequestStateMachine.Stage) -> Bool {
+        parkOutsideEngine() // parity: cancelAllRequests() reaches it while the flight carries it
         let caller = CoalescedCaller(transfer: self, stage: stage, request: request)
         let coalescer = session.coalescer
         let joined = coalescer.join(caller, key: RequestCoalescer.key(for: request, credential: credential))

@@ -21,6 +21,11 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
     private var added: [URLRequest] = []
     private var commands: [String] = []
     private var isShutDown = false
+    /// As the engine's: the highest epoch a `cancelStarted` command gave.
+    private var cancelledBefore = 0
+    /// When set, an `.add` waits for it (before taking the fake's lock) after signalling `arrived`:
+    /// a test may then send other commands first (``holdAdds(arrived:release:)``).
+    private var addGate: (arrived: DispatchSemaphore, release: DispatchSemaphore)?
     private let queue = DispatchQueue(label: "fake-engine")
     private let key = DispatchSpecificKey<Bool>()
 
@@ -36,6 +41,10 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
     // MARK: - AttemptExecuting
 
     func enqueue(_ command: Engine.Command) -> Bool {
+        if case .add = command, let gate = condition.withLock({ addGate }) {
+            gate.arrived.signal()
+            gate.release.wait()
+        }
         condition.lock()
         guard !isShutDown else {
             condition.unlock()
@@ -52,6 +61,10 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
                 return true
             }
             attempts.append(attempt)
+            if attempt.transfer.startEpoch.load(ordering: .relaxed) < cancelledBefore {
+                let transfer = attempt.transfer // as the engine: started before a cancelAllRequests() it saw first
+                DispatchQueue.global().async { transfer.cancel() }
+            }
         case let .cancel(transfer):
             commands.append("cancel")
             let stopped = attempts.filter { $0.transfer === transfer }
@@ -65,6 +78,15 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
         case let .withShareHandle(body):
             commands.append("withShareHandle")
             queue.async { body(nil) } // no libcurl: as an engine that has no handle to lend
+        case let .cancelStarted(before, then):
+            commands.append("cancelStarted")
+            cancelledBefore = max(cancelledBefore, before)
+            var started: [Transfer] = []
+            for attempt in attempts where attempt.transfer.startEpoch.load(ordering: .relaxed) < before {
+                if !started.contains(where: { $0 === attempt.transfer }) { started.append(attempt.transfer) }
+            }
+            let reached = started
+            queue.async { then(reached) }
         }
         condition.broadcast()
         condition.unlock()
@@ -83,6 +105,14 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
             for attempt in pending { attempt.transfer.attemptDidFinish(Self.result(for: attempt, ending: .sessionDeinitialized)) }
         }
         if isCurrentThread { end() } else { queue.sync(execute: end) }
+    }
+
+    /// Makes every later `.add` wait until `release` is signalled, after signalling `arrived`; `nil`
+    /// semaphores stop holding them.
+    func holdAdds(arrived: DispatchSemaphore?, release: DispatchSemaphore?) {
+        condition.withLock {
+            if let arrived, let release { addGate = (arrived, release) } else { addGate = nil }
+        }
     }
 
     // MARK: - What the test sees

@@ -3,10 +3,11 @@ import Foundation
 import FoundationNetworking
 import XCTest
 
-/// The session's registry of started, unfinished transfers (what `cancelAllRequests()` cancels): a
-/// transfer joins when it starts and leaves when it delivers its outcome; one whose adapter never
-/// answers ends at its resource deadline; `cancelAllRequests()` racing cancels and releases reaches
-/// only live transfers. Through the fake engine: no libcurl, no network.
+/// What `cancelAllRequests()` reaches: a running request through the engine (which never puts it in
+/// the session's registry), one that reaches the engine after the call when it started before it,
+/// one waiting outside the engine through the registry it joined (it leaves when it delivers its
+/// outcome; one whose adapter never answers ends at its resource deadline); racing cancels and
+/// releases, only live transfers. Through the fake engine: no libcurl, no network.
 final class LiveTransfersTests: XCTestCase {
     /// An adapter that drops its completion without calling it: the request then waits for it until
     /// its resource deadline.
@@ -47,18 +48,83 @@ final class LiveTransfersTests: XCTestCase {
         return true
     }
 
-    func testThatARequestIsLiveFromItsStartUntilItsOutcomeIsDelivered() throws {
+    func testThatARunningRequestIsReachedThroughTheEngineAndNeverJoinsTheRegistry() throws {
         let fake = FakeEngine()
         let session = fake.session()
         let request = session.request("http://fake.test/live")
-        XCTAssertTrue(session.liveTransfers.all.isEmpty, "not started: not live")
         let delivered = Awaited<DefaultDataResponse>()
         request.response { delivered.set($0) }
-        let attempt = try XCTUnwrap(fake.nextAttempt())
-        XCTAssertEqual(session.liveTransfers.all.map(ObjectIdentifier.init), [ObjectIdentifier(request.core.transfer)])
-        fake.respond(attempt, status: 200)
+        _ = try XCTUnwrap(fake.nextAttempt())
+        XCTAssertTrue(session.liveTransfers.all.isEmpty, "in the engine: not in the registry")
+        let completed = Awaited<Bool>()
+        session.cancelAllRequests { completed.set(true) }
+        let response = try XCTUnwrap(delivered.wait())
+        XCTAssertTrue(response.error?.isExplicitlyCancelledError ?? false, "\(String(describing: response.error))")
+        XCTAssertEqual(completed.wait(), true, "the completion runs")
+        XCTAssertEqual(fake.log, ["add GET http://fake.test/live", "cancelStarted", "cancel"])
+        XCTAssertEqual(request.state, .cancelled)
+    }
+
+    func testThatARequestDeliveredBeforeCancelAllRequestsKeepsItsOutcome() throws {
+        let fake = FakeEngine()
+        let session = fake.session()
+        let request = session.request("http://fake.test/done")
+        let delivered = Awaited<DefaultDataResponse>()
+        request.response { delivered.set($0) }
+        fake.respond(try XCTUnwrap(fake.nextAttempt()), status: 200)
         XCTAssertNil(try XCTUnwrap(delivered.wait()).error)
-        XCTAssertTrue(session.liveTransfers.all.isEmpty, "delivered: no longer live")
+        let completed = Awaited<Bool>()
+        session.cancelAllRequests { completed.set(true) }
+        XCTAssertEqual(completed.wait(), true)
+        XCTAssertEqual(request.state, .finished, "a finished request is not cancelled")
+        XCTAssertEqual(fake.log.filter { $0 == "cancel" }, [], "nothing to cancel")
+    }
+
+    /// The window the registry no longer covers: a request that started before `cancelAllRequests()`
+    /// and reaches the engine after its command is cancelled when it arrives; one started after is not.
+    func testThatARequestReachingTheEngineAfterCancelAllRequestsIsCancelledOnlyIfItStartedBefore() throws {
+        let fake = FakeEngine()
+        let session = fake.session()
+        let arrived = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        fake.holdAdds(arrived: arrived, release: release)
+        let early = session.request("http://fake.test/early")
+        let earlyDelivered = Awaited<DefaultDataResponse>()
+        DispatchQueue.global().async { early.response { earlyDelivered.set($0) } } // its add waits in the fake
+        XCTAssertEqual(arrived.wait(timeout: .now() + 10), .success, "started; its attempt on the way")
+        let completed = Awaited<Bool>()
+        session.cancelAllRequests { completed.set(true) }
+        XCTAssertEqual(completed.wait(), true, "the command came first, with nothing running")
+        fake.holdAdds(arrived: nil, release: nil)
+        release.signal()
+        let response = try XCTUnwrap(earlyDelivered.wait())
+        XCTAssertTrue(response.error?.isExplicitlyCancelledError ?? false, "\(String(describing: response.error))")
+
+        let late = session.request("http://fake.test/late")
+        let lateDelivered = Awaited<DefaultDataResponse>()
+        late.response { lateDelivered.set($0) }
+        let attempt = try XCTUnwrap(fake.nextAttempt())
+        XCTAssertEqual(attempt.request.url?.path, "/late")
+        fake.respond(attempt, status: 200)
+        XCTAssertNil(try XCTUnwrap(lateDelivered.wait()).error, "started after the call: not affected")
+    }
+
+    func testThatCancelAllRequestsCancelsARequestWaitingForItsAdapter() throws {
+        let adapted = CallCount()
+        let fake = FakeEngine()
+        let session = fake.session()
+        session.adapter = DroppingAdapter(adapted: adapted)
+        let request = session.request("http://fake.test/adapting")
+        let delivered = Awaited<DefaultDataResponse>()
+        request.response { delivered.set($0) }
+        XCTAssertTrue(adapted.wait(for: 1))
+        XCTAssertEqual(session.liveTransfers.all.map(ObjectIdentifier.init), [ObjectIdentifier(request.core.transfer)],
+                       "waiting outside the engine: in the registry")
+        session.cancelAllRequests()
+        let response = try XCTUnwrap(delivered.wait())
+        XCTAssertTrue(response.error?.isExplicitlyCancelledError ?? false, "\(String(describing: response.error))")
+        XCTAssertTrue(session.liveTransfers.all.isEmpty, "delivered: no longer in the registry")
+        XCTAssertEqual(fake.attemptCount, 0, "never sent")
     }
 
     func testThatARequestWhoseAdapterDropsItsCompletionEndsAtItsDeadlineAndLeaves() throws {
@@ -86,7 +152,7 @@ final class LiveTransfersTests: XCTestCase {
     }
 
     /// `cancelAllRequests()` in a loop while requests start and are cancelled from other threads,
-    /// some between their start and their joining the registry, and are released as soon as they
+    /// some between their start and their reaching the engine, and are released as soon as they
     /// deliver: every request is delivered once, no transfer `cancelAllRequests()` reaches is one
     /// being freed (the sanitizer runs check the memory), and the registry ends empty.
     func testThatCancelAllRequestsRacingCancelsAndReleasesTouchesNoTransferBeingFreed() throws {
