@@ -74,6 +74,28 @@ final class CoalescingTests: XCTestCase {
         XCTAssertEqual(server.requestCount, 2, "the cancelled shared transfer and the fresh one")
     }
 
+    /// The callers of a flight wait outside the engine (its carrier runs there, and was never
+    /// started by a user): `cancelAllRequests()` reaches each caller, and the grounded carrier stops.
+    func testThatCancelAllRequestsCancelsEveryCallerOfAFlight() async throws {
+        let server = try Self.slowServer(delay: 3)
+        let session = Self.session()
+        let url = server.url("/cancel-all")
+        let requests = (0..<4).map { _ in session.request(url) }
+        let tasks = requests.map { request in Task { await request.serializingData().response } }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let started = Date()
+        session.cancelAllRequests()
+        for task in tasks {
+            let response = await task.value
+            guard case .explicitlyCancelled? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "at once, not when the server answers")
+        XCTAssertEqual(requests.map(\.state), Array(repeating: .cancelled, count: 4))
+        let fresh = await session.request(url).validate().serializingString().response
+        XCTAssertEqual(fresh.value, "body of /cancel-all", "a request after the call is not affected")
+        XCTAssertEqual(server.requestCount, 2, "the cancelled shared transfer and the fresh one")
+    }
+
     func testThatItIsOffByDefaultAndDifferentRequestsAreNotCoalesced() async throws {
         let server = try Self.slowServer(delay: 0.3)
         let plain = Self.session(coalescing: false)
