@@ -13,17 +13,13 @@
 /// are not recycled.
 ///
 /// `@unchecked Sendable`: `spares` is touched only under `lock`; an attempt in it is reachable from
-/// nowhere else, and the lock hands it from the engine thread (``recycle(_:)``) to the taker. `ended`
-/// is the engine's (the driver lock's holder's) alone: the attempts one loop turn ended, handed to
-/// `spares` under one lock at the end of the turn (``recycleLater(_:)``, ``flushRecycled()``), rather
-/// than one lock taken by the engine and the takers in turn for each.
+/// nowhere else, and the lock hands it from the engine thread (``recycle(_:)``) to the taker.
 final class AttemptPool: @unchecked Sendable {
     /// At most this many spares (the engine's easy-handle pool keeps as many handles).
     static let limit = 64
 
     private let lock = Lock.make()
     @exclusivity(unchecked) private var spares: [CurlAttempt] = []
-    @exclusivity(unchecked) private var ended: [CurlAttempt] = []
 
     /// A pooled attempt made into the one described, or a new one when there is none.
     func take(transfer: Transfer, plan: consuming AttemptPlan, body: UploadBody, sink: ResponseSink?, startTime: TimeInterval,
@@ -42,23 +38,6 @@ final class AttemptPool: @unchecked Sendable {
         lock.withLock {
             if spares.count < Self.limit { spares.append(attempt) }
         }
-    }
-
-    /// Empties an attempt the engine has ended and keeps it aside until ``flushRecycled()``, which
-    /// the engine calls before it hands out the turn's handlers (whose next requests take them).
-    /// Engine thread only, after the attempt's result went to its transfer.
-    func recycleLater(_ attempt: CurlAttempt) {
-        attempt.clear()
-        ended.append(attempt)
-    }
-
-    /// Makes the attempts ``recycleLater(_:)`` kept aside spares, under one lock. Engine thread only.
-    func flushRecycled() {
-        guard !ended.isEmpty else { return }
-        lock.withLock {
-            for attempt in ended where spares.count < Self.limit { spares.append(attempt) }
-        }
-        ended.removeAll(keepingCapacity: true) // those past the limit are released here, outside the lock
     }
 
     /// How many attempts wait to be reused (for tests).

@@ -206,7 +206,6 @@ final class Engine: @unchecked Sendable {
         curl_multi_perform(multi, &running)
         collectFinished()
         let sleepSuffices = idleSleepCoversActive()
-        attemptPool.flushRecycled() // before the handlers, whose next requests take them
         if !deliveries.isEmpty { flushDeliveries() }
         owner.store(0, ordering: .relaxed)
         driver.unlock()
@@ -324,7 +323,6 @@ final class Engine: @unchecked Sendable {
             collectFinished()
             expireIdleAttempts()
             let paceWait = paced.isEmpty ? 100 : resumePacedAttempts()
-            attemptPool.flushRecycled() // the turn's ended attempts, under one lock, before the handlers
             if !deliveries.isEmpty { flushDeliveries() } // awaiting tasks, then one block per serial queue
             let idle = Self.drivesInline && active.isEmpty && idleSleep.isAvailable
             if idle { idleSleep.prepare(milliseconds: 1000) }
@@ -568,7 +566,7 @@ final class Engine: @unchecked Sendable {
         if UnprocessedStreamReplay.shouldReplay(result, of: attempt) { return add(attempt.replay()) }
         if !paced.isEmpty { paced[ObjectIdentifier(attempt)] = nil } // no hash of the key when none is paced
         attempt.transfer.attemptDidFinish(consume result) // moved: the outcome's spare box stays held alone
-        attemptPool.recycleLater(attempt) // its result is a value: nothing of this request stays on it
+        attemptPool.recycle(attempt) // its result is a value: nothing of this request stays on it
     }
 
     /// Pools a handle: reset, or — with the record of a completed attempt's plan — as it is, so the

@@ -123,31 +123,4 @@ final class AttemptPoolTests: XCTestCase {
         for attempt in attempts { pool.recycle(attempt) }
         XCTAssertEqual(pool.spareCount, AttemptPool.limit)
     }
-
-    /// The engine's way: a turn's ended attempts are kept aside, emptied, and become spares together
-    /// at the end of the turn, up to the limit.
-    func testThatAttemptsRecycledLaterBecomeSparesWhenFlushedUpToTheLimit() throws {
-        let session = SessionManager()
-        let pool = AttemptPool()
-        let transfer = try transfer(session, "http://127.0.0.1:1/")
-        let attempts = try (0..<(AttemptPool.limit + 3)).map { _ in
-            CurlAttempt(transfer: transfer, plan: try plan("http://127.0.0.1:1/"), body: .data(Data("body".utf8)),
-                        sink: MemorySink(), startTime: 0, stage: .init(attempt: 1, hop: 0, generation: 1))
-        }
-        XCTAssertFalse(attempts[0].reader.body.isEmpty)
-        for attempt in attempts.prefix(2) { pool.recycleLater(attempt) }
-        XCTAssertEqual(pool.spareCount, 0, "aside until the turn ends")
-        XCTAssertTrue(attempts[0].reader.body.isEmpty, "emptied at once: its body reader is gone")
-        pool.flushRecycled()
-        XCTAssertEqual(pool.spareCount, 2)
-        pool.flushRecycled()
-        XCTAssertEqual(pool.spareCount, 2, "flushed once")
-        for attempt in attempts.dropFirst(2) { pool.recycleLater(attempt) }
-        pool.flushRecycled()
-        XCTAssertEqual(pool.spareCount, AttemptPool.limit)
-        let taken = pool.take(transfer: transfer, plan: try plan("http://127.0.0.1:1/next"), body: .none, sink: nil,
-                              startTime: 0, stage: .init(attempt: 1, hop: 0, generation: 1))
-        XCTAssertTrue(attempts.contains { $0 === taken }, "a spare is reused")
-        XCTAssertEqual(pool.spareCount, AttemptPool.limit - 1)
-    }
 }
