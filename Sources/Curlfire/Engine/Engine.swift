@@ -404,8 +404,9 @@ final class Engine: @unchecked Sendable {
         case let .cancelStarted(before, then):
             cancelledBefore = max(cancelledBefore, before)
             var started: [Transfer] = []
+            var seen: Set<ObjectIdentifier> = [] // each transfer once, in linear time (rare: a cancelAllRequests() call)
             for attempt in active.values where attempt.transfer.startEpoch.load(ordering: .relaxed) < before {
-                if !started.contains(where: { $0 === attempt.transfer }) { started.append(attempt.transfer) }
+                if seen.insert(ObjectIdentifier(attempt.transfer)).inserted { started.append(attempt.transfer) }
             }
             then(started)
         }

@@ -82,8 +82,9 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
             commands.append("cancelStarted")
             cancelledBefore = max(cancelledBefore, before)
             var started: [Transfer] = []
+            var seen: Set<ObjectIdentifier> = [] // each transfer once, in linear time (rare: a cancelAllRequests() call)
             for attempt in attempts where attempt.transfer.startEpoch.load(ordering: .relaxed) < before {
-                if !started.contains(where: { $0 === attempt.transfer }) { started.append(attempt.transfer) }
+                if seen.insert(ObjectIdentifier(attempt.transfer)).inserted { started.append(attempt.transfer) }
             }
             let reached = started
             queue.async { then(reached) }
