@@ -356,6 +356,15 @@ def main():
     if context is not None:
         ports["wss-fault"] = start_fault(context)
     announce_and_wait(ports, args.parent_pid)
+    if args.parent_pid:
+        # The test process that made the log and the CA bundle for this server has exited: nobody reads
+        # them any more, and each run of the suite would leave two files in the temporary directory.
+        for path in (args.log, args.client_ca):
+            if path:
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
 
 
 if __name__ == "__main__":
