@@ -42,7 +42,7 @@ extension SessionManager {
         // engine runs, or is handed later, it cancels itself; those waiting outside it are in the
         // registry, swept here first — or, joining it after this sweep, see the new epoch as they join.
         let epoch = cancelEpoch.add(1, ordering: .sequentiallyConsistent).newValue
-        for transfer in liveTransfers.all where transfer.startEpoch.load(ordering: .relaxed) < epoch {
+        for transfer in liveTransfers.all where transfer.startedBefore(epoch) {
             transfer.cancel()
         }
         let completionQueue = queue ?? callbackQueue

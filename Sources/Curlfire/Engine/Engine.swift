@@ -403,12 +403,7 @@ final class Engine: @unchecked Sendable {
             runWithShareHandle(body)
         case let .cancelStarted(before, then):
             cancelledBefore = max(cancelledBefore, before)
-            var started: [Transfer] = []
-            var seen: Set<ObjectIdentifier> = [] // each transfer once, in linear time (rare: a cancelAllRequests() call)
-            for attempt in active.values where attempt.transfer.startEpoch.load(ordering: .relaxed) < before {
-                if seen.insert(ObjectIdentifier(attempt.transfer)).inserted { started.append(attempt.transfer) }
-            }
-            then(started)
+            then(Transfer.startedBefore(before, in: active.values))
         }
     }
 
@@ -464,7 +459,7 @@ final class Engine: @unchecked Sendable {
             return
         }
         attempt.pooledHandle = handle
-        if cancelledBefore > 0, attempt.transfer.startEpoch.load(ordering: .relaxed) < cancelledBefore {
+        if cancelledBefore > 0, attempt.transfer.startedBefore(cancelledBefore) {
             // Started before a cancelAllRequests() whose command came first: cancelled as the
             // command would have (off the engine thread: a cancel calls out).
             let transfer = attempt.transfer

@@ -226,7 +226,7 @@ extension Transfer {
     func parkOutsideEngine() {
         guard !parked.exchange(true, ordering: .relaxed) else { return }
         session.liveTransfers.insert(self)
-        if startEpoch.load(ordering: .relaxed) < session.cancelEpoch.load(ordering: .acquiring) {
+        if startedBefore(session.cancelEpoch.load(ordering: .acquiring)) {
             DispatchQueue.global().async { self.cancel() } // never inside the caller's stage
         }
     }

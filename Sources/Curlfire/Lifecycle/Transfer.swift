@@ -93,6 +93,23 @@ final class Transfer: @unchecked Sendable {
     /// (``parkOutsideEngine()``): only such a transfer leaves it when it delivers its outcome.
     let parked = Atomic<Bool>(false)
 
+    /// Whether the transfer started before the session's cancel epoch reached `epoch`: what a
+    /// `cancelAllRequests()` call that raised it to `epoch` cancels (never a transfer not started).
+    func startedBefore(_ epoch: Int) -> Bool {
+        startEpoch.load(ordering: .relaxed) < epoch
+    }
+
+    /// The transfers of `attempts` that started before `epoch`, each once (an executor's answer to
+    /// `cancelStarted`).
+    static func startedBefore(_ epoch: Int, in attempts: some Sequence<CurlAttempt>) -> [Transfer] {
+        var started: [Transfer] = []
+        var seen: Set<ObjectIdentifier> = []
+        for attempt in attempts where attempt.transfer.startedBefore(epoch) {
+            if seen.insert(ObjectIdentifier(attempt.transfer)).inserted { started.append(attempt.transfer) }
+        }
+        return started
+    }
+
     init(session: SessionManager, definition: consuming Definition) {
         // What the state needs is read first, so that storing the definition is its last use and
         // moves it (stored first and read after, the whole definition was copied).

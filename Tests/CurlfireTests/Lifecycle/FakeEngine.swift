@@ -61,7 +61,7 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
                 return true
             }
             attempts.append(attempt)
-            if attempt.transfer.startEpoch.load(ordering: .relaxed) < cancelledBefore {
+            if attempt.transfer.startedBefore(cancelledBefore) {
                 let transfer = attempt.transfer // as the engine: started before a cancelAllRequests() it saw first
                 DispatchQueue.global().async { transfer.cancel() }
             }
@@ -81,12 +81,7 @@ final class FakeEngine: AttemptExecuting, @unchecked Sendable {
         case let .cancelStarted(before, then):
             commands.append("cancelStarted")
             cancelledBefore = max(cancelledBefore, before)
-            var started: [Transfer] = []
-            var seen: Set<ObjectIdentifier> = [] // each transfer once, in linear time (rare: a cancelAllRequests() call)
-            for attempt in attempts where attempt.transfer.startEpoch.load(ordering: .relaxed) < before {
-                if seen.insert(ObjectIdentifier(attempt.transfer)).inserted { started.append(attempt.transfer) }
-            }
-            let reached = started
+            let reached = Transfer.startedBefore(before, in: attempts) // the engine's own selection
             queue.async { then(reached) }
         }
         condition.broadcast()
