@@ -10,14 +10,56 @@ import Musl
 ///
 /// Two objects may share a lock, so whoever holds one must never wait for another lock while
 /// holding it, nor call out to user code: each user only reads or writes its own fields under it.
+///
+/// The locks are bare `pthread_mutex_t`s in one allocation made once and never freed, each on a cache
+/// line of its own: handing one out is pointer arithmetic. (They were ``Lock`` objects in an array,
+/// and every use retained and released the lock object, a reference count shared by every request
+/// and written by the engine thread and the executor's threads alike: about 16 contended atomic
+/// operations per awaited request; docs/Performance.md, "twenty-third session".)
 enum StripedLocks {
-    /// `nonisolated(unsafe)`: the array is never changed after it is made, and a ``Lock`` is thread-safe.
-    private nonisolated(unsafe) static let locks: [Lock] = (0..<32).map { _ in Lock.make() }
+    /// How many locks there are (a power of two).
+    private static let count = 32
+    /// Bytes per lock: a cache line, so two locks taken on two CPUs never share one.
+    private static let stride = 64
+
+    /// The mutexes, initialised once. `nonisolated(unsafe)`: the pointer is never changed after it is
+    /// made, and each mutex is only ever used through the pthread calls, which are thread-safe.
+    private nonisolated(unsafe) static let mutexes: UnsafeMutableRawPointer = {
+        precondition(MemoryLayout<pthread_mutex_t>.size <= stride, "pthread_mutex_t outgrew a cache line")
+        let base = UnsafeMutableRawPointer.allocate(byteCount: count * stride, alignment: stride)
+        for index in 0..<count {
+            let mutex = (base + index * stride).bindMemory(to: pthread_mutex_t.self, capacity: 1)
+            _ = pthread_mutex_init(mutex, nil)
+        }
+        return base
+    }()
 
     /// The lock for `object` (the same one for the object's whole life).
-    static func lock(for object: AnyObject) -> Lock {
+    static func lock(for object: AnyObject) -> StripedLock {
         let address = UInt(bitPattern: ObjectIdentifier(object)) // the object's address
         // Objects are 16-byte aligned: skip the low bits, and fold in higher ones.
-        return locks[Int((address >> 4 ^ address >> 9) & 31)]
+        let index = Int((address >> 4 ^ address >> 9) & UInt(count - 1))
+        return StripedLock(mutex: (mutexes + index * stride).assumingMemoryBound(to: pthread_mutex_t.self))
+    }
+}
+
+/// One of the ``StripedLocks``: a pointer to its mutex, copied freely (no reference count).
+struct StripedLock {
+    fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// Takes the lock, waiting for it.
+    @inline(__always)
+    func lock() { _ = pthread_mutex_lock(mutex) }
+
+    /// Releases the lock.
+    @inline(__always)
+    func unlock() { _ = pthread_mutex_unlock(mutex) }
+
+    /// Runs `body` holding the lock.
+    @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }
