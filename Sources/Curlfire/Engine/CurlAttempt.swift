@@ -434,20 +434,12 @@ final class CurlAttempt: @unchecked Sendable {
             discardsBody = options.followRedirects && RedirectRules.redirectCodes.contains(head.statusCode)
                 && head.value(for: "Location") != nil
             if discardsBody { return true }
-            let length = head.value(for: "Content-Length").flatMap(Self.contentLength)
+            let length = head.contentLength
             sink.prepare(expectedLength: length)
             // Downloads decide here how the body lands in their file (200: from byte 0, 206: append).
             headObserver?.responseHeadDidComplete(head)
         }
         return true
-    }
-
-    /// A `Content-Length` value as a number (surrounding blanks allowed), without Foundation.
-    static func contentLength(_ value: String) -> Int64? {
-        var digits = Substring(value)
-        while let first = digits.utf8.first, first == 32 || first == 9 { digits = digits.dropFirst() }
-        while let last = digits.utf8.last, last == 32 || last == 9 { digits = digits.dropLast() }
-        return Int64(digits)
     }
 
     /// Outcome of offering a chunk to the sink.

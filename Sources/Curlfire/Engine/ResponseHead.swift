@@ -178,6 +178,20 @@ struct ResponseHead {
         return string(span.valueStart, span.valueEnd)
     }
 
+    /// The first `Content-Length` field as a number: decimal digits between optional blanks, else `nil`
+    /// (read from the bytes: no string is made for it on the engine thread, which sizes the body's
+    /// buffer from it).
+    var contentLength: Int64? {
+        guard let span = spans.first(where: { nameMatches($0, "Content-Length") }) else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> Int64? in
+            var start = span.valueStart, end = span.valueEnd
+            while start < end, buffer[start] == 32 || buffer[start] == 9 { start += 1 }
+            while end > start, buffer[end - 1] == 32 || buffer[end - 1] == 9 { end -= 1 }
+            // Int64's own parser, as for the string: an optional sign, digits, nothing else.
+            return Int64(Substring(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
+        }
+    }
+
     /// Every value of `name` joined with `", "`, as `HTTPURLResponse.value(forHTTPHeaderField:)` gives it.
     func joinedValue(for name: String) -> String? {
         var joined: String?

@@ -141,13 +141,29 @@ final class HeadersAndErrorsTests: XCTestCase {
         XCTAssertNotNil(headers["Accept-Language"])
     }
 
+    /// The engine sizes a body's buffer from the head's `Content-Length`, read from its bytes.
     func testThatAContentLengthParsesWithSurroundingBlanksAndNothingElse() {
-        XCTAssertEqual(CurlAttempt.contentLength("1024"), 1024)
-        XCTAssertEqual(CurlAttempt.contentLength(" \t17 \t"), 17)
-        XCTAssertNil(CurlAttempt.contentLength(""))
-        XCTAssertNil(CurlAttempt.contentLength("12 34"))
-        XCTAssertNil(CurlAttempt.contentLength("0x10"))
-        XCTAssertNil(CurlAttempt.contentLength("99999999999999999999"))
+        func contentLength(_ value: String) -> Int64? {
+            var head = ResponseHead()
+            for line in ["HTTP/1.1 200 OK", "Content-Length: \(value)", ""] {
+                Array((line + "\r\n").utf8).withUnsafeBufferPointer { head.consume($0) }
+            }
+            return head.contentLength
+        }
+        XCTAssertEqual(contentLength("1024"), 1024)
+        XCTAssertEqual(contentLength(" \t17 \t"), 17)
+        XCTAssertNil(contentLength(""))
+        XCTAssertNil(contentLength("12 34"))
+        XCTAssertNil(contentLength("0x10"))
+        XCTAssertNil(contentLength("99999999999999999999"))
+        var head = ResponseHead()
+        for line in ["HTTP/1.1 200 OK", "content-length: 5", "Content-Length: 6", ""] {
+            Array((line + "\r\n").utf8).withUnsafeBufferPointer { head.consume($0) }
+        }
+        XCTAssertEqual(head.contentLength, 5, "the first field, its name in any case")
+        var bare = ResponseHead()
+        Array("HTTP/1.1 204 No Content\r\n".utf8).withUnsafeBufferPointer { bare.consume($0) }
+        XCTAssertNil(bare.contentLength)
     }
 }
 
