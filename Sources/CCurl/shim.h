@@ -51,6 +51,40 @@ static inline CURLcode cfcurl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { 
 /* CURLINFO_ACTIVESOCKET writes a curl_socket_t (an int), not a long: the WebSocket transport reads the socket of a CONNECT_ONLY handle. */
 static inline CURLcode cfcurl_easy_getinfo_socket(CURL *h, curl_socket_t *v) { return curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, v); }
 
+/* Every value a finished transfer's metrics read (TransferMetrics, Engine/CurlEasy+Metrics.swift), in
+ * one call from Swift: seventeen calls through the wrappers above, at the end of every request on the
+ * engine thread, cost more in their crossings than libcurl spends answering them. A value libcurl
+ * cannot give stays 0 (a string NULL), as each wrapper's caller treats a failure. The strings point
+ * into the handle: valid until it is reset, reused or freed. */
+typedef struct cfcurl_transfer_info {
+    long http_version, local_port, primary_port, redirect_count, request_size, header_size, num_connects;
+    curl_off_t namelookup_us, connect_us, appconnect_us, pretransfer_us, starttransfer_us, total_us, redirect_us;
+    curl_off_t size_upload, size_download;
+    char *effective_url, *local_ip, *primary_ip;
+} cfcurl_transfer_info;
+static inline void cfcurl_read_transfer_info(CURL *h, cfcurl_transfer_info *out) {
+    *out = (cfcurl_transfer_info){0};
+    (void)curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &out->http_version);
+    (void)curl_easy_getinfo(h, CURLINFO_LOCAL_PORT, &out->local_port);
+    (void)curl_easy_getinfo(h, CURLINFO_PRIMARY_PORT, &out->primary_port);
+    (void)curl_easy_getinfo(h, CURLINFO_REDIRECT_COUNT, &out->redirect_count);
+    (void)curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &out->request_size);
+    (void)curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &out->header_size);
+    (void)curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &out->num_connects);
+    (void)curl_easy_getinfo(h, CURLINFO_NAMELOOKUP_TIME_T, &out->namelookup_us);
+    (void)curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &out->connect_us);
+    (void)curl_easy_getinfo(h, CURLINFO_APPCONNECT_TIME_T, &out->appconnect_us);
+    (void)curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &out->pretransfer_us);
+    (void)curl_easy_getinfo(h, CURLINFO_STARTTRANSFER_TIME_T, &out->starttransfer_us);
+    (void)curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &out->total_us);
+    (void)curl_easy_getinfo(h, CURLINFO_REDIRECT_TIME_T, &out->redirect_us);
+    (void)curl_easy_getinfo(h, CURLINFO_SIZE_UPLOAD_T, &out->size_upload);
+    (void)curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &out->size_download);
+    (void)curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &out->effective_url);
+    (void)curl_easy_getinfo(h, CURLINFO_LOCAL_IP, &out->local_ip);
+    (void)curl_easy_getinfo(h, CURLINFO_PRIMARY_IP, &out->primary_ip);
+}
+
 /* --- curl_multi_setopt / curl_share_setopt --- */
 static inline CURLMcode cfcurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline CURLSHcode cfcurl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) { return curl_share_setopt(s, o, v); }

@@ -8,36 +8,22 @@ enum CurlInfo {
         return cfcurl_easy_getinfo_long(UnsafeMutableRawPointer(easy), info, &value) == CURLE_OK ? value : 0
     }
 
-    static func offT(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> Int64 {
-        var value: curl_off_t = 0
-        return cfcurl_easy_getinfo_off_t(UnsafeMutableRawPointer(easy), info, &value) == CURLE_OK ? Int64(value) : 0
-    }
-
-    static func string(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> String? {
-        var value: UnsafeMutablePointer<CChar>?
-        guard cfcurl_easy_getinfo_string(UnsafeMutableRawPointer(easy), info, &value) == CURLE_OK, let value
-        else { return nil }
-        return String(cString: value)
-    }
-
-    /// Seconds from a `*_TIME_T` value (microseconds).
-    static func seconds(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> TimeInterval {
-        TimeInterval(offT(easy, info)) / 1_000_000
-    }
-
-    /// The URL libcurl ended on: `requestURL` itself when libcurl reports the same text (Curlfire
-    /// follows redirects itself, so it nearly always does), parsed only when it differs.
+    /// The URL libcurl ended on (`effective`, `CURLINFO_EFFECTIVE_URL`): `requestURL` itself when
+    /// libcurl reports the same text (Curlfire follows redirects itself, so it nearly always does),
+    /// parsed only when it differs.
     ///
     /// - Parameter requestURLText: `requestURL.absoluteString` when the caller already has it (the
     ///   plan's `CURLOPT_URL`): Foundation builds a new string on every `absoluteString`.
-    static func effectiveURL(_ easy: UnsafeMutableRawPointer, requestURL: URL?, requestURLText: String? = nil) -> URL? {
-        var value: UnsafeMutablePointer<CChar>?
-        guard cfcurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &value) == CURLE_OK, let value else {
-            return requestURL
+    static func effectiveURL(_ effective: UnsafePointer<CChar>?, requestURL: URL?, requestURLText: String? = nil) -> URL? {
+        guard let effective else { return requestURL }
+        let length = strlen(effective)
+        if let requestURL {
+            var text = requestURLText ?? requestURL.absoluteString
+            let same = text.withUTF8 { $0.count == length && (length == 0 || memcmp($0.baseAddress!, effective, length) == 0) }
+            if same { return requestURL }
         }
-        let effective = UnsafeRawBufferPointer(start: value, count: strlen(value))
-        if let requestURL, (requestURLText ?? requestURL.absoluteString).utf8.elementsEqual(effective) { return requestURL }
-        return URL(string: String(decoding: effective, as: UTF8.self)) ?? requestURL
+        let bytes = UnsafeRawBufferPointer(start: effective, count: length)
+        return URL(string: String(decoding: bytes, as: UTF8.self)) ?? requestURL
     }
 
     /// ``TransferMetrics`` for a finished transfer, in a new box (``fillMetrics(_:from:requestURL:requestURLText:startDate:tls:)``).
@@ -55,35 +41,36 @@ enum CurlInfo {
     /// - Parameter requestURLText: `requestURL.absoluteString`, when the caller has it already.
     static func fillMetrics(_ metrics: inout TransferMetrics, from easy: UnsafeMutableRawPointer, requestURL: URL?,
                             requestURLText: String? = nil, startDate: Date, tls: NegotiatedTLS) {
+        var info = cfcurl_transfer_info()
+        cfcurl_read_transfer_info(easy, &info) // one call for every value (CCurl/shim.h)
         let version: String?
-        switch long(easy, CURLINFO_HTTP_VERSION) {
+        switch info.http_version {
         case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
         case CURL_HTTP_VERSION_1_1: version = "HTTP/1.1"
         case CURL_HTTP_VERSION_2_0: version = "HTTP/2"
         case CURL_HTTP_VERSION_3: version = "HTTP/3"
         default: version = nil
         }
-        let localPort = long(easy, CURLINFO_LOCAL_PORT)
-        let remotePort = long(easy, CURLINFO_PRIMARY_PORT)
+        let seconds = { (microseconds: curl_off_t) in TimeInterval(microseconds) / 1_000_000 } // `*_TIME_T` values are µs
         metrics.setValues(TransferMetrics.Values(
-            effectiveURL: effectiveURL(easy, requestURL: requestURL, requestURLText: requestURLText),
+            effectiveURL: effectiveURL(info.effective_url, requestURL: requestURL, requestURLText: requestURLText),
             startDate: startDate,
-            nameLookupDuration: seconds(easy, CURLINFO_NAMELOOKUP_TIME_T),
-            connectDuration: seconds(easy, CURLINFO_CONNECT_TIME_T),
-            tlsHandshakeDuration: seconds(easy, CURLINFO_APPCONNECT_TIME_T),
-            requestStartDuration: seconds(easy, CURLINFO_PRETRANSFER_TIME_T),
-            firstByteDuration: seconds(easy, CURLINFO_STARTTRANSFER_TIME_T),
-            totalDuration: seconds(easy, CURLINFO_TOTAL_TIME_T),
-            redirectCount: long(easy, CURLINFO_REDIRECT_COUNT),
-            redirectDuration: seconds(easy, CURLINFO_REDIRECT_TIME_T),
-            bytesSent: Int64(long(easy, CURLINFO_REQUEST_SIZE)) + offT(easy, CURLINFO_SIZE_UPLOAD_T),
-            bytesReceived: Int64(long(easy, CURLINFO_HEADER_SIZE)) + offT(easy, CURLINFO_SIZE_DOWNLOAD_T),
+            nameLookupDuration: seconds(info.namelookup_us),
+            connectDuration: seconds(info.connect_us),
+            tlsHandshakeDuration: seconds(info.appconnect_us),
+            requestStartDuration: seconds(info.pretransfer_us),
+            firstByteDuration: seconds(info.starttransfer_us),
+            totalDuration: seconds(info.total_us),
+            redirectCount: info.redirect_count,
+            redirectDuration: seconds(info.redirect_us),
+            bytesSent: Int64(info.request_size) + Int64(info.size_upload),
+            bytesReceived: Int64(info.header_size) + Int64(info.size_download),
             httpVersion: version,
-            localAddress: string(easy, CURLINFO_LOCAL_IP),
-            localPort: localPort > 0 ? localPort : nil,
-            remoteAddress: string(easy, CURLINFO_PRIMARY_IP),
-            remotePort: remotePort > 0 ? remotePort : nil,
-            isReusedConnection: long(easy, CURLINFO_NUM_CONNECTS) == 0 && version != nil,
+            localAddress: info.local_ip.map { String(cString: $0) },
+            localPort: info.local_port > 0 ? info.local_port : nil,
+            remoteAddress: info.primary_ip.map { String(cString: $0) },
+            remotePort: info.primary_port > 0 ? info.primary_port : nil,
+            isReusedConnection: info.num_connects == 0 && version != nil,
             tlsVersion: tls.version,
             tlsCipher: tls.cipher,
             tlsGroup: tls.group))
