@@ -93,7 +93,7 @@ struct AttemptPlan: Sendable {
         let scheme = request.url?.lowercasedScheme
         isHTTPS = scheme == "https" || scheme == "https+unix"
         curlURL = optionsBox.value.unixSocket?.curlURL ?? request.url?.absoluteString
-        method = request.httpMethod?.uppercased() ?? "GET"
+        method = request.httpMethod.map(Self.uppercased) ?? "GET"
         hasBody = !body.isEmpty
         // -1: a stream of unknown length goes chunked (HTTP/1.1) or as DATA frames until its end (HTTP/2).
         bodyLength = body.length ?? (body.stream != nil ? -1 : 0)
@@ -107,6 +107,16 @@ struct AttemptPlan: Sendable {
                                                              hasBody: hasBody)
             sharedHeaderList = nil
         }
+    }
+
+    /// `method.uppercased()`, without making a new string when it is upper case already (every
+    /// standard method; `uppercased()` built one for every hop).
+    private static func uppercased(_ method: String) -> String {
+        // A lower-case ASCII letter, or any non-ASCII byte (Unicode's case mapping): the full conversion.
+        for byte in method.utf8 where byte >= 0x80 || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) {
+            return method.uppercased()
+        }
+        return method
     }
 
     /// Whether libcurl reads a request body through the read callback (a body, or POST/PUT/PATCH).
