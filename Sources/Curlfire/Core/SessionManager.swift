@@ -342,7 +342,12 @@ public final class SessionManager: @unchecked Sendable {
     /// lists are empty arrays, which allocate nothing. The lists are made once and kept until one
     /// of those settings changes (``SessionState/Values/hooks``), so a request copies them.
     var sessionHooks: SessionState.Hooks {
-        state.withLock { values in
+        // None set (the usual session): empty lists without the session's lock, which every request
+        // of every thread took here.
+        if state.hasNoHooks, eventMonitor.adapters.isEmpty {
+            return SessionState.Hooks(adapters: [], retriers: [], redirectHandler: nil)
+        }
+        return state.withLock { values in
             if let hooks = values.hooks { return hooks }
             let own = Self.list(values.adapter, values.interceptor.map { $0 as any RequestAdapter })
             // observability: monitors' adapters (a tracing monitor's context injection); none usually.
@@ -396,10 +401,21 @@ final class SessionState: @unchecked Sendable {
 
     private let lock = Lock.make()
     @exclusivity(unchecked) private var values = Values()
+    /// Whether ``Values/adapter``, `retrier`, `interceptor` and `redirectHandler` are all `nil`, readable
+    /// without the lock; written under it after each ``withLock(_:)``. A request made while another
+    /// thread sets one of them gets either list, as it would taking the lock just before or after.
+    private let noHooks = Atomic<Bool>(true)
+
+    /// Whether no adapter, retrier, interceptor or redirect handler is set (``SessionManager/sessionHooks``).
+    var hasNoHooks: Bool { noHooks.load(ordering: .acquiring) }
 
     func withLock<T>(_ body: (inout Values) -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
-        return body(&values)
+        let result = body(&values)
+        let none = values.adapter == nil && values.retrier == nil && values.interceptor == nil
+            && values.redirectHandler == nil
+        if none != noHooks.load(ordering: .relaxed) { noHooks.store(none, ordering: .releasing) }
+        return result
     }
 }
