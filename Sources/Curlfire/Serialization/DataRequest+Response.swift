@@ -12,9 +12,10 @@ extension DataTransferRequest {
         let transfer = _dataRequest.core.transfer
         transfer.addQueuedHandler(start: _dataRequest.core.session.startRequestsImmediately, queue: queue) {
             let outcome = transfer.publishedOutcome
+            let head = outcome.head, lazyResponse = outcome.lazyResponse, data = outcome.data // each read once
             let error = outcome.error
-                ?? ResponseValidator.run(validators, request: outcome.head, response: outcome.lazyResponse, data: outcome.data)
-            let response = DefaultDataResponse(head: outcome.head, lazyResponse: outcome.lazyResponse, data: outcome.data,
+                ?? ResponseValidator.run(validators, request: head, response: lazyResponse, data: data)
+            let response = DefaultDataResponse(head: head, lazyResponse: lazyResponse, data: data,
                                                error: error, timeline: outcome.timeline, metrics: outcome.metrics,
                                                allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
             transfer.emitParsed(response)
@@ -140,12 +141,13 @@ enum DataResponseAssembly {
     static func makeResponse<Serializer: DataResponseSerializerProtocol>(
         _ outcome: TransferOutcome, validators: DataValidators, transfer: Transfer, serializer: Serializer
     ) -> DataResponse<Serializer.SerializedObject> {
+        // Each field read once: every read of the outcome's box copies (retains) the field anew.
+        let head = outcome.head, lazyResponse = outcome.lazyResponse, data = outcome.data
         let error = outcome.error
-            ?? ResponseValidator.run(validators, request: outcome.head, response: outcome.lazyResponse, data: outcome.data)
-        let result = serializer.serialize(request: outcome.head, head: outcome.lazyResponse, data: outcome.data,
-                                          error: error)
+            ?? ResponseValidator.run(validators, request: head, response: lazyResponse, data: data)
+        let result = serializer.serialize(request: head, head: lazyResponse, data: data, error: error)
         let timeline = outcome.timeline.serialized(at: Date.timeIntervalSinceReferenceDate)
-        let response = DataResponse(head: outcome.head, lazyResponse: outcome.lazyResponse, data: outcome.data,
+        let response = DataResponse(head: head, lazyResponse: lazyResponse, data: data,
                                     result: result, timeline: timeline, metrics: outcome.metrics,
                                     allMetrics: outcome.allMetrics, cacheStatus: outcome.cacheStatus)
         transfer.emitParsed(response)
