@@ -421,7 +421,10 @@ final class Transfer: @unchecked Sendable {
     private func startAttempt(_ stage: RequestStateMachine.Stage, _ start: RequestStateMachine.AttemptStart) {
         var hop = start.hop
         if let store = session.configuration.hstsStore { upgradeForHSTS(&hop, store: store) } // security: RFC 6797
-        if session.engine.isCurrentThread, let url = hop.head.url,
+        // Read once: each read copies the existential, a retain and a release of the session's engine,
+        // whose count every request's thread and the engine thread write.
+        let engine = session.engine
+        if engine.isCurrentThread, let url = hop.head.url,
            let scheme = url.lowercasedScheme, scheme == "https" || scheme == "https+unix",
            // transport: an https+unix hop is trusted as `localhost` (SessionManager.planOptions).
            !session.hasResolvedTrust(forHost: scheme == "https+unix" ? "localhost" : url.host ?? "") {
@@ -467,7 +470,7 @@ final class Transfer: @unchecked Sendable {
                                              timeLimits: definition.timeLimits, rateLimits: definition.rateLimits)
         let plan = AttemptPlan(request: request, body: hop.body, optionsBox: options)
         // The plan is moved into the attempt (not copied); it is read there from now on.
-        let attempt = session.engine.makeAttempt(transfer: self, plan: consume plan, body: hop.body,
+        let attempt = engine.makeAttempt(transfer: self, plan: consume plan, body: hop.body,
                                                  sink: sink ?? definition.makeSink?(), startTime: startTime, stage: stage)
         attempt.deadline = deadline
         if mayCoalesce(request, body: hop.body, sink: attempt.sink, reportsProgress: attempt.options.reportsProgress),
@@ -475,7 +478,7 @@ final class Transfer: @unchecked Sendable {
                       startTime: startTime, stage: stage) {
             return // resilience: identical requests share one transfer (Resilience/RequestCoalescer.swift)
         }
-        if !session.engine.enqueue(.add(attempt)) {
+        if !engine.enqueue(.add(attempt)) {
             attemptDidFinish(attempt.finish(ending: .sessionDeinitialized))
         }
     }
