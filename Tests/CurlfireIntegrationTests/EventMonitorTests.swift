@@ -51,6 +51,35 @@ final class EventMonitorTests: XCTestCase {
         XCTAssertFalse(monitor.threads.all.contains("curlfire-engine"))
     }
 
+    /// One `DataTask` awaited again and again: its serializer runs once, the monitors see one parsed
+    /// response, and every await gets that response (the same value and Timeline).
+    func testThatADataTaskAwaitedManyTimesSerializesOnceAndIsParsedOnce() async throws {
+        // Given: a serializer that counts its runs
+        let monitor = RecordingMonitor()
+        let session = SessionManager(eventMonitors: [monitor])
+        let runs = Recorder<Int>()
+        let serializer = DataResponseSerializer<Int> { _, _, data, error in
+            runs.append(1)
+            if let error { return .failure(.responseSerializationFailed(reason: .customSerializationFailed(error: error))) }
+            return .success(data?.count ?? -1)
+        }
+        let task = session.request(try Live.httpbin("/bytes/64")).validate().serializingResponse(using: serializer)
+        // When: awaited once, then three more times
+        let first = await task.response
+        var later: [DataResponse<Int>] = []
+        for _ in 0..<3 { later.append(await task.response) }
+        // Then
+        XCTAssertEqual(first.value, 64, first.debugDescription)
+        XCTAssertEqual(runs.all.count, 1, "serialized once")
+        for response in later {
+            XCTAssertEqual(response.value, 64)
+            XCTAssertEqual(response.response?.statusCode, 200)
+            XCTAssertEqual(response.timeline.serializationCompletedTime, first.timeline.serializationCompletedTime)
+            XCTAssertEqual(response.metrics?.totalDuration, first.metrics?.totalDuration)
+        }
+        XCTAssertEqual(monitor.delivered.filter { $0 == "parsed" }.count, 1, "the monitors saw one parsed response")
+    }
+
     func testThatACancelledRequestReportsTheCancellation() async throws {
         let monitor = RecordingMonitor()
         let session = SessionManager(eventMonitors: [monitor])
