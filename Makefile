@@ -87,6 +87,7 @@ test: deps
 	touch $(TMP_KEYS_STAMP)
 	$(SWIFT) test $(SWIFT_TRAITS) --skip-build 2>&1 | tee $(TEST_LOG)
 	scripts/check-tmp-keys.sh $(TMP_KEYS_STAMP)
+	scripts/remove-test-downloads.sh $(TMP_KEYS_STAMP)
 	@scripts/check-skips.sh $(TEST_LOG) || echo "make test: some skips are not on Tests/skip-allowlist.txt (make check-skips fails on them)"
 
 # An app depending on the `Curlfire` product alone resolves and builds swift-log only (the integrations
@@ -236,7 +237,9 @@ sanitize: sanitize-thread sanitize-address
 
 sanitize-thread: deps
 	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=thread --scratch-path .build-tsan
+	touch .build-tsan/downloads.stamp
 	$(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=thread --scratch-path .build-tsan $(SANITIZE_TEST_FLAGS)
+	scripts/remove-test-downloads.sh .build-tsan/downloads.stamp
 
 # Under AddressSanitizer a memory ceiling does not hold (redzones, quarantine): those tests are skipped.
 # Leak checking is off unless ASAN_OPTIONS says otherwise: at exit LeakSanitizer also reports what
@@ -250,8 +253,10 @@ ASAN_ENGINE_MODE ?= CURLFIRE_INLINE_DRIVING=0
 
 sanitize-address: deps
 	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
+	touch .build-asan/downloads.stamp
 	$(ASAN_ENGINE_MODE) ASAN_OPTIONS="$${ASAN_OPTIONS:-detect_leaks=0}" $(SWIFT) test $(SWIFT_TRAITS) --skip-build --sanitize=address \
 	    --scratch-path .build-asan --skip '$(ASAN_SKIP)' $(SANITIZE_TEST_FLAGS)
+	scripts/remove-test-downloads.sh .build-asan/downloads.stamp
 
 # Fuzzing (docs/Fuzzing.md): libFuzzer harnesses in Fuzz/, one binary .build-fuzz/curlfire-fuzz with
 # the target chosen by CURLFIRE_FUZZ_TARGET. `make fuzz` runs every target for FUZZ_SECONDS (600 by
@@ -336,6 +341,7 @@ sanitize-leaks: export CURLFIRE_SANITIZER := leaks
 sanitize-leaks: deps
 	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests --sanitize=address --scratch-path .build-asan
 	rm -f .build-asan/leaks*.log .build-asan/leaks*.log.exit
+	touch .build-asan/leaks-downloads.stamp
 	status=0; \
 	run() { log=$$1; unwind=$$2; shift 2; \
 	    { ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(LSAN_SUPPRESSIONS):print_suppressions=1:exitcode=0:fast_unwind_on_malloc=$$unwind$(LSAN_EXTRA)" \
@@ -351,6 +357,7 @@ sanitize-leaks: deps
 	if [ "$$status" -ne 0 ]; then echo "sanitize-leaks: swift test exited $$status; the leak check below decides" \
 	    "(timing bounds may fail under the leak run: test results are sanitize-address's to judge;" \
 	    "a crash leaves no LeakSanitizer report and fails the check)"; fi
+	scripts/remove-test-downloads.sh .build-asan/leaks-downloads.stamp
 	scripts/check-leaks.sh .build-asan/leaks.log
 	if [ -f .build-asan/leaks-whole-stacks.log ]; then scripts/check-leaks.sh .build-asan/leaks-whole-stacks.log; fi
 
