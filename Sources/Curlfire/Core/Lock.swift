@@ -26,6 +26,13 @@ final class Lock: ManagedBuffer<Void, pthread_mutex_t> {
         _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
     }
 
+    /// The mutex's address: stable for the lock's whole life (it lives in the object's own
+    /// allocation), for an owner that keeps the lock and takes it without retaining the object
+    /// on every use (`Transfer.withLock(_:)`).
+    var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        withUnsafeMutablePointerToElements { $0 }
+    }
+
     /// Takes the lock, waiting for it.
     func lock() {
         _ = withUnsafeMutablePointerToElements { pthread_mutex_lock($0) }

@@ -60,6 +60,11 @@ final class Transfer: @unchecked Sendable {
     /// A `var` only so `deinit` can check it is unshared before the pool keeps it; never reassigned.
     /// Readable (LockPoolTests compare the locks of live transfers); what it guards is not.
     @exclusivity(unchecked) private(set) var lock = LockPool.transfers.take()
+    /// `lock`'s mutex, which ``withLock(_:)`` takes: read through the `var`, the lock object was
+    /// retained and released around every use, about a dozen reference-count writes per request
+    /// (docs/Performance.md, "twenty-third session"). Valid while `lock` holds the object: for the
+    /// transfer's whole life, since `lock` is never reassigned and is handed back only in `deinit`.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// The machine and every other field that changes (Transfer+Guarded.swift): private, so the only
     /// way to it, from any file, is ``withLock(_:)``.
     @exclusivity(unchecked) private var guarded: Guarded
@@ -75,7 +80,9 @@ final class Transfer: @unchecked Sendable {
     /// machine and the fields beside it. `body` must not call out (no handler, closure, monitor or
     /// engine call): it returns what to do, and the caller does it after the lock is released.
     func withLock<T>(_ body: (inout Guarded) -> T) -> T {
-        lock.withLock { body(&guarded) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&guarded)
     }
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
@@ -119,6 +126,7 @@ final class Transfer: @unchecked Sendable {
         self.session = session
         startsImmediately = session.startRequestsImmediately
         self.definition = definition
+        mutex = lock.mutex
     }
 
     // MARK: - State for request values
