@@ -67,6 +67,30 @@ final class SessionHooksTests: XCTestCase {
         XCTAssertNil(session.sessionHooks.redirectHandler)
     }
 
+    /// A session without hooks or monitors reads empty lists without its lock (a flag kept under it):
+    /// each of the four settings, set alone, is seen by the next read, and cleared again, is gone.
+    func testThatEachSettingAloneIsSeenBySessionWithoutHooksAndClearedAgain() {
+        let session = SessionManager()
+        XCTAssertTrue(session.sessionHooks.adapters.isEmpty)
+        session.adapter = Adapter(name: "alone")
+        XCTAssertEqual(adapterNames(session), ["alone"])
+        session.adapter = nil
+        XCTAssertTrue(session.sessionHooks.adapters.isEmpty)
+        session.retrier = Retrier()
+        XCTAssertEqual(session.sessionHooks.retriers.count, 1)
+        session.retrier = nil
+        XCTAssertTrue(session.sessionHooks.retriers.isEmpty)
+        session.interceptor = Interceptor()
+        XCTAssertEqual(adapterNames(session), ["Interceptor"])
+        XCTAssertEqual(session.sessionHooks.retriers.count, 1)
+        session.interceptor = nil
+        XCTAssertTrue(session.sessionHooks.adapters.isEmpty && session.sessionHooks.retriers.isEmpty)
+        session.redirectHandler = Redirector.doNotFollow
+        XCTAssertNotNil(session.sessionHooks.redirectHandler)
+        session.redirectHandler = nil
+        XCTAssertNil(session.sessionHooks.redirectHandler)
+    }
+
     func testThatARequestMadeAfterTheAdapterChangedIsAdaptedByTheNewOne() throws {
         let session = SessionManager()
         session.startRequestsImmediately = false
