@@ -14,8 +14,8 @@ import Musl
 /// The locks are bare `pthread_mutex_t`s in one allocation made once and never freed, each on a cache
 /// line of its own: handing one out is pointer arithmetic. (They were ``Lock`` objects in an array,
 /// and every use retained and released the lock object, a reference count shared by every request
-/// and written by the engine thread and the executor's threads alike: about 16 contended atomic
-/// operations per awaited request; docs/Performance.md, "twenty-third session".)
+/// and written by the engine thread and the executor's threads alike: 7–8 atomic operations per
+/// awaited request, counted; docs/Performance.md, "twenty-third session".)
 enum StripedLocks {
     /// How many locks there are (a power of two).
     private static let count = 32
