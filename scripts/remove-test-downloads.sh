@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Removes the download files a test run left in the temporary directory: a download without a
 # destination keeps its `curlfire-download-<UUID>.tmp` where it landed, the caller's to remove
-# (Alamofire 4's contract, docs/Downloads.md), and many tests never read or remove theirs. Only files
-# written since STAMP was touched (before the run) go; anything older is left alone.
+# (Alamofire 4's contract, Downloads.md in the DocC catalog), and many tests never read or remove
+# theirs. Only files written since STAMP was touched (before the run) go; anything older stays.
 #
 #   scripts/remove-test-downloads.sh STAMP [DIRECTORY]      (DIRECTORY: $TMPDIR, else /tmp)
 set -euo pipefail

@@ -69,7 +69,7 @@ final class SessionHooksTests: XCTestCase {
 
     /// A session without hooks or monitors reads empty lists without its lock (a flag kept under it):
     /// each of the four settings, set alone, is seen by the next read, and cleared again, is gone.
-    func testThatEachSettingAloneIsSeenBySessionWithoutHooksAndClearedAgain() {
+    func testThatEachSettingAloneReachesASessionWithoutHooksAndIsGoneOnceCleared() {
         let session = SessionManager()
         XCTAssertTrue(session.sessionHooks.adapters.isEmpty)
         session.adapter = Adapter(name: "alone")
