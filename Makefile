@@ -311,7 +311,9 @@ netns-deps:
 
 netns-tests: deps
 	$(SWIFTPM_STABLE) $(SWIFT) build $(SWIFT_TRAITS) --build-tests
+	touch .build/netns-downloads.stamp
 	CURLFIRE_NETNS_TESTS=1 $(SWIFT) test $(SWIFT_TRAITS) --skip-build --filter NetworkImpairmentTests 2>&1 | tee .build/netns-tests.log
+	scripts/remove-test-downloads.sh .build/netns-downloads.stamp
 	scripts/check-skips.sh .build/netns-tests.log /dev/null
 
 # Leak checking (docs/Reliability.md, "Leaks"): the AddressSanitizer build with LeakSanitizer on,
