@@ -43,20 +43,20 @@ public final class SessionManager: @unchecked Sendable {
     /// Adapts every request of the session before each attempt. `nil` by default.
     public var adapter: RequestAdapter? {
         get { state.withLock { $0.adapter } }
-        set { state.withLock { $0.adapter = newValue } }
+        set { state.changeHooks { $0.adapter = newValue } }
     }
 
     /// Decides whether failed attempts of the session's requests are retried. `nil` by default.
     public var retrier: RequestRetrier? {
         get { state.withLock { $0.retrier } }
-        set { state.withLock { $0.retrier = newValue } }
+        set { state.changeHooks { $0.retrier = newValue } }
     }
 
     /// Decides what happens on redirects for every request of the session that sets no handler of
     /// its own. `nil` by default: every hop is followed (as ``Redirector/follow``).
     public var redirectHandler: RedirectHandler? {
         get { state.withLock { $0.redirectHandler } }
-        set { state.withLock { $0.redirectHandler = newValue } }
+        set { state.changeHooks { $0.redirectHandler = newValue } }
     }
 
     /// Adapts and retries every request of the session, as Alamofire 5's `Session.interceptor`:
@@ -64,7 +64,7 @@ public final class SessionManager: @unchecked Sendable {
     /// `interceptor:` adapts after it and is asked before it.
     public var interceptor: (any RequestInterceptor)? {
         get { state.withLock { $0.interceptor } }
-        set { state.withLock { $0.interceptor = newValue } }
+        set { state.changeHooks { $0.interceptor = newValue } }
     }
 
     /// Whether requests start by themselves (`true`, the default) — at their first response handler,
@@ -159,7 +159,7 @@ public final class SessionManager: @unchecked Sendable {
         }
         resolveEntries = configuration.hostResolutions.map { entry in entry.curlEntry.map(Result.success)
             ?? .failure(.invalidHostResolution(host: entry.host)) }
-        if let interceptor { state.withLock { $0.interceptor = interceptor } }
+        if let interceptor { state.changeHooks { $0.interceptor = interceptor } }
         tlsProtocolPolicies = TLSProtocolPolicyTable(sessionPolicy: configuration.tlsProtocolPolicy,
                                                      hostPolicies: configuration.tlsProtocolPolicies)
         tlsKeyLog = configuration.tlsKeyLogFile.map { url in Result { () throws(CurlfireError) in try TLSKeyLog(url: url) } }
@@ -402,8 +402,9 @@ final class SessionState: @unchecked Sendable {
     private let lock = Lock.make()
     @exclusivity(unchecked) private var values = Values()
     /// Whether ``Values/adapter``, `retrier`, `interceptor` and `redirectHandler` are all `nil`, readable
-    /// without the lock; written under it after each ``withLock(_:)``. A request made while another
-    /// thread sets one of them gets either list, as it would taking the lock just before or after.
+    /// without the lock; written under it by ``changeHooks(_:)``, the only way those four change. A
+    /// request made while another thread sets one of them gets either list, as it would taking the
+    /// lock just before or after.
     private let noHooks = Atomic<Bool>(true)
 
     /// Whether no adapter, retrier, interceptor or redirect handler is set (``SessionManager/sessionHooks``).
@@ -412,10 +413,15 @@ final class SessionState: @unchecked Sendable {
     func withLock<T>(_ body: (inout Values) -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
-        let result = body(&values)
-        let none = values.adapter == nil && values.retrier == nil && values.interceptor == nil
-            && values.redirectHandler == nil
-        if none != noHooks.load(ordering: .relaxed) { noHooks.store(none, ordering: .releasing) }
-        return result
+        return body(&values)
+    }
+
+    /// Changes the adapter, retrier, interceptor or redirect handler under the lock, and ``hasNoHooks`` with them.
+    func changeHooks(_ change: (inout Values) -> Void) {
+        withLock { values in
+            change(&values)
+            noHooks.store(values.adapter == nil && values.retrier == nil && values.interceptor == nil
+                          && values.redirectHandler == nil, ordering: .releasing)
+        }
     }
 }
