@@ -26,11 +26,11 @@ final class Lock: ManagedBuffer<Void, pthread_mutex_t> {
         _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
     }
 
-    /// The mutex's address: stable for the lock's whole life (it lives in the object's own
-    /// allocation), for an owner that keeps the lock and takes it without retaining the object
-    /// on every use (`Transfer.withLock(_:)`).
-    var mutex: UnsafeMutablePointer<pthread_mutex_t> {
-        withUnsafeMutablePointerToElements { $0 }
+    /// The mutex by its address, stable for the lock's whole life (it lives in the object's own
+    /// allocation): for an owner that keeps the lock and takes it without retaining the object on
+    /// every use (`Transfer.withLock(_:)`). Valid only while the lock object lives.
+    var reference: MutexReference {
+        MutexReference(mutex: withUnsafeMutablePointerToElements { $0 })
     }
 
     /// Takes the lock, waiting for it.
@@ -49,6 +49,28 @@ final class Lock: ManagedBuffer<Void, pthread_mutex_t> {
     func unlock() {
         _ = withUnsafeMutablePointerToElements { pthread_mutex_unlock($0) }
     }
+
+    /// Runs `body` holding the lock.
+    @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// A mutex that lives elsewhere (one of the ``StripedLocks``, or a ``Lock`` its owner keeps), reached by
+/// its address: copied freely, with no reference count to write on each use.
+struct MutexReference {
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// Takes the lock, waiting for it.
+    @inline(__always)
+    func lock() { _ = pthread_mutex_lock(mutex) }
+
+    /// Releases the lock.
+    @inline(__always)
+    func unlock() { _ = pthread_mutex_unlock(mutex) }
 
     /// Runs `body` holding the lock.
     @inline(__always)

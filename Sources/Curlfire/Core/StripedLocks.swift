@@ -12,7 +12,7 @@ import Musl
 /// holding it, nor call out to user code: each user only reads or writes its own fields under it.
 ///
 /// The locks are bare `pthread_mutex_t`s in one allocation made once and never freed, each on a cache
-/// line of its own: handing one out is pointer arithmetic. (They were ``Lock`` objects in an array,
+/// line of its own: handing one out is pointer arithmetic (a ``MutexReference``). (They were ``Lock`` objects in an array,
 /// and every use retained and released the lock object, a reference count shared by every request
 /// and written by the engine thread and the executor's threads alike: 7–8 atomic operations per
 /// awaited request, counted; docs/Performance.md, "twenty-third session".)
@@ -35,31 +35,10 @@ enum StripedLocks {
     }()
 
     /// The lock for `object` (the same one for the object's whole life).
-    static func lock(for object: AnyObject) -> StripedLock {
+    static func lock(for object: AnyObject) -> MutexReference {
         let address = UInt(bitPattern: ObjectIdentifier(object)) // the object's address
         // Objects are 16-byte aligned: skip the low bits, and fold in higher ones.
         let index = Int((address >> 4 ^ address >> 9) & UInt(count - 1))
-        return StripedLock(mutex: (mutexes + index * stride).assumingMemoryBound(to: pthread_mutex_t.self))
-    }
-}
-
-/// One of the ``StripedLocks``: a pointer to its mutex, copied freely (no reference count).
-struct StripedLock {
-    fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    /// Takes the lock, waiting for it.
-    @inline(__always)
-    func lock() { _ = pthread_mutex_lock(mutex) }
-
-    /// Releases the lock.
-    @inline(__always)
-    func unlock() { _ = pthread_mutex_unlock(mutex) }
-
-    /// Runs `body` holding the lock.
-    @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
+        return MutexReference(mutex: (mutexes + index * stride).assumingMemoryBound(to: pthread_mutex_t.self))
     }
 }

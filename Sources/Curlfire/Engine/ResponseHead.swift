@@ -243,7 +243,7 @@ final class LazyResponse: @unchecked Sendable {
     /// The lock of `built`: one of the shared ``StripedLocks`` (a lock of its own was one more
     /// allocation per request). A response is built at most once, by whoever reads it first, so
     /// responses that share a lock seldom wait for each other; nothing but building is done under it.
-    private var lock: StripedLock { StripedLocks.lock(for: self) }
+    private var lock: MutexReference { StripedLocks.lock(for: self) }
 
     init(head: ResponseHead, url: URL) {
         self.head = head

@@ -64,7 +64,7 @@ final class Transfer: @unchecked Sendable {
     /// retained and released around every use, about a dozen reference-count writes per request
     /// (docs/Performance.md, "twenty-third session"). Valid while `lock` holds the object: for the
     /// transfer's whole life, since `lock` is never reassigned and is handed back only in `deinit`.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex: MutexReference
     /// The machine and every other field that changes (Transfer+Guarded.swift): private, so the only
     /// way to it, from any file, is ``withLock(_:)``.
     @exclusivity(unchecked) private var guarded: Guarded
@@ -80,9 +80,7 @@ final class Transfer: @unchecked Sendable {
     /// machine and the fields beside it. `body` must not call out (no handler, closure, monitor or
     /// engine call): it returns what to do, and the caller does it after the lock is released.
     func withLock<T>(_ body: (inout Guarded) -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&guarded)
+        mutex.withLock { body(&guarded) }
     }
 
     /// Whether the session's `startRequestsImmediately` was true when the request was created
@@ -126,7 +124,7 @@ final class Transfer: @unchecked Sendable {
         self.session = session
         startsImmediately = session.startRequestsImmediately
         self.definition = definition
-        mutex = lock.mutex
+        mutex = lock.reference
     }
 
     // MARK: - State for request values

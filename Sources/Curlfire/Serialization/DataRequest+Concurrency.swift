@@ -47,7 +47,7 @@ public struct DataTask<Value>: Sendable {
 class AwaitedResponse<Response>: @unchecked Sendable {
     /// One of the shared ``StripedLocks`` (a lock of its own was one more allocation per request):
     /// only this object's fields are touched under it, and nothing is called out while it is held.
-    private var lock: StripedLock { StripedLocks.lock(for: self) }
+    private var lock: MutexReference { StripedLocks.lock(for: self) }
     @exclusivity(unchecked) private var outcome: TransferOutcome?
     @exclusivity(unchecked) private var response: Response?
     /// The tasks waiting for the outcome: the first in a slot of its own, since nearly every
